@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the xen_timer_slop= boot parameter: how the value is
+ * parsed, how it reaches the clockevent templates, and how a device's
+ * minimum delta reaches the delta its set_next_event() is handed.
+ *
+ * The parsing and propagation cases run anywhere, UML included.  The
+ * cases that look at the real templates of arch/x86/xen/time.c need
+ * CONFIG_XEN, and those that look at the registered per-CPU devices need
+ * a kernel running on Xen; elsewhere they are skipped with the reason.
+ */
+
+#include <kunit/test.h>
+#include <kunit/visibility.h>
+#include <linux/clockchips.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/xen_timer_slop.h>
+#include <xen/xen.h>
+
+#include "../kernel/time/tick-internal.h"
+
+/* max_delta_ns of both Xen clockevent templates */
+#define XTS_MAX		0xffffffffULL
+
+struct xts_parse_case {
+	const char *str;
+	u64 max;
+	int err;
+	u64 val;
+	const char *desc;
+};
+
+#define OK(s, v, d)		{ .str = s, .max = XTS_MAX, .val = v, .desc = d }
+#define OK_MAX(s, m, v, d)	{ .str = s, .max = m, .val = v, .desc = d }
+#define BAD(s, e, d)		{ .str = s, .max = XTS_MAX, .err = e, .desc = d }
+#define BAD_MAX(s, m, e, d)	{ .str = s, .max = m, .err = e, .desc = d }
+
+static const struct xts_parse_case xts_parse_cases[] = {
+	OK("1", 1, "the 6.12 default"),
+	OK("0", 0, "zero is accepted as before"),
+	OK("5000", 5000, "thread value 5000"),
+	OK("100000", 100000, "pre-6.11 default"),
+	OK("4294967295", XTS_MAX, "exactly max_delta_ns"),
+	OK("0x1000", 0x1000, "hex prefix"),
+	OK("0X1000", 0x1000, "upper-case hex prefix"),
+	OK("0xffffffff", XTS_MAX, "hex max_delta_ns"),
+	OK("010", 8, "leading zero means octal"),
+	OK("00", 0, "octal zero"),
+	OK("5k", 5120, "lower-case K suffix is binary"),
+	OK("5K", 5120, "upper-case K suffix"),
+	OK("200K", 204800, "200K as measured in the guest"),
+	OK("1m", 1048576, "lower-case M suffix"),
+	OK("1M", 1048576, "upper-case M suffix"),
+	OK("3g", 3221225472ULL, "G suffix below max_delta_ns"),
+	OK("0x10k", 16384, "hex with suffix"),
+	OK("017K", 15360, "octal with suffix"),
+	OK("0t", 0, "zero with T suffix"),
+	OK("0E", 0, "zero with E suffix"),
+	OK("4194303K", 4294966272ULL, "largest K multiple below max"),
+	OK_MAX("5G", U64_MAX, 5368709120ULL, "5G fits a larger max"),
+	OK_MAX("15E", U64_MAX, 15ULL << 60, "15E fits u64"),
+	OK_MAX("18446744073709551615", U64_MAX, U64_MAX, "U64_MAX itself"),
+	BAD(NULL, -EINVAL, "bare xen_timer_slop without ="),
+	BAD("", -EINVAL, "empty value"),
+	BAD("abc", -EINVAL, "no digits, memparse gives 0"),
+	BAD("-5", -EINVAL, "negative, memparse gives 0"),
+	BAD("+5", -EINVAL, "plus sign, memparse gives 0"),
+	BAD(" 5", -EINVAL, "leading blank"),
+	BAD("5 ", -EINVAL, "trailing blank"),
+	BAD("5000abc", -EINVAL, "junk after the number"),
+	BAD("5kk", -EINVAL, "junk after the suffix"),
+	BAD("5KB", -EINVAL, "two-letter suffix"),
+	BAD("k", -EINVAL, "suffix without a number"),
+	BAD("0x", -EINVAL, "hex prefix without digits"),
+	BAD("0xg", -EINVAL, "hex prefix with a non-hex digit"),
+	BAD("08", -EINVAL, "8 is not an octal digit"),
+	BAD("5.5", -EINVAL, "fraction"),
+	BAD("5000\n", -EINVAL, "trailing newline"),
+	BAD("99999999999999999999", -ERANGE, "u64 overflow in the digits"),
+	BAD("18446744073709551616", -ERANGE, "U64_MAX + 1"),
+	BAD("16E", -ERANGE, "u64 overflow through the suffix"),
+	BAD("5G", -ERANGE, "above max_delta_ns, every timer would wait 5 s"),
+	BAD("4294967296", -ERANGE, "max_delta_ns + 1"),
+	BAD("4194304K", -ERANGE, "K multiple just above max"),
+	BAD("1T", -ERANGE, "T suffix above max"),
+	BAD_MAX("16E", U64_MAX, -ERANGE, "16E overflows any max"),
+	BAD_MAX("100", 99, -ERANGE, "above a caller's max"),
+};
+
+static void xts_parse_case_desc(const struct xts_parse_case *c, char *desc)
+{
+	if (c->str)
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pEs\": %s",
+			 (int)strlen(c->str), c->str, c->desc);
+	else
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "NULL: %s", c->desc);
+}
+
+KUNIT_ARRAY_PARAM(xts_parse, xts_parse_cases, xts_parse_case_desc);
+
+static void xen_timer_slop_test_parse(struct kunit *test)
+{
+	const struct xts_parse_case *c = test->param_value;
+	const u64 poison = 0x5a5a5a5a5a5a5a5aULL;
+	u64 val = poison;
+	char *end;
+	int ret;
+
+	ret = xen_timer_slop_parse(c->str, c->max, &val);
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	if (c->err) {
+		KUNIT_EXPECT_EQ_MSG(test, val, poison, "output written on error");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, val, c->val);
+
+	/* Everything accepted means what memparse() always made of it. */
+	KUNIT_EXPECT_EQ(test, memparse(c->str, &end), c->val);
+	KUNIT_EXPECT_EQ(test, *end, '\0');
+}
+
+/* A clockevent device that records the delta it is programmed with */
+struct xts_fake_dev {
+	struct clock_event_device evt;
+	unsigned long delta;
+};
+
+static int xts_fake_set_next_event(unsigned long delta,
+				   struct clock_event_device *evt)
+{
+	container_of(evt, struct xts_fake_dev, evt)->delta = delta;
+	return 0;
+}
+
+static int xts_fake_set_oneshot(struct clock_event_device *evt)
+{
+	return 0;
+}
+
+/* Both templates of arch/x86/xen/time.c, as far as the slop is concerned */
+static const struct clock_event_device xts_timerop_template = {
+	.name			= "xen",
+	.features		= CLOCK_EVT_FEAT_ONESHOT,
+	.max_delta_ns		= XTS_MAX,
+	.max_delta_ticks	= XTS_MAX,
+	.min_delta_ns		= XEN_TIMER_SLOP_DEFAULT_NS,
+	.min_delta_ticks	= XEN_TIMER_SLOP_DEFAULT_NS,
+	.mult			= 1,
+	.shift			= 0,
+	.rating			= 500,
+	.set_next_event		= xts_fake_set_next_event,
+};
+
+static const struct clock_event_device xts_vcpuop_template = {
+	.name			= "xen",
+	.features		= CLOCK_EVT_FEAT_ONESHOT,
+	.max_delta_ns		= XTS_MAX,
+	.max_delta_ticks	= XTS_MAX,
+	.min_delta_ns		= XEN_TIMER_SLOP_DEFAULT_NS,
+	.min_delta_ticks	= XEN_TIMER_SLOP_DEFAULT_NS,
+	.mult			= 1,
+	.shift			= 0,
+	.rating			= 500,
+	.set_state_oneshot	= xts_fake_set_oneshot,
+	.set_next_event		= xts_fake_set_next_event,
+};
+
+static const u64 xts_slops[] = { 0, 1, 5000, 100000, 204800, XTS_MAX };
+
+static void xts_slop_desc(const u64 *slop, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "slop %llu ns", *slop);
+}
+
+KUNIT_ARRAY_PARAM(xts_slop, xts_slops, xts_slop_desc);
+
+static void xts_check_apply(struct kunit *test,
+			    const struct clock_event_device *template, u64 slop)
+{
+	struct clock_event_device evt = *template;
+
+	xen_timer_slop_apply(&evt, slop);
+	KUNIT_EXPECT_EQ(test, evt.min_delta_ns, slop);
+	KUNIT_EXPECT_EQ(test, (u64)evt.min_delta_ticks, slop);
+
+	/* Nothing else may change. */
+	evt.min_delta_ns = template->min_delta_ns;
+	evt.min_delta_ticks = template->min_delta_ticks;
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&evt, template, sizeof(evt)), 0,
+			    "apply changed a field other than min_delta_*");
+}
+
+static void xen_timer_slop_test_apply_templates(struct kunit *test)
+{
+	const u64 *slop = test->param_value;
+
+	xts_check_apply(test, &xts_timerop_template, *slop);
+	xts_check_apply(test, &xts_vcpuop_template, *slop);
+}
+
+static const u64 xts_hw_slops[] = { 1, 100000 };
+
+KUNIT_ARRAY_PARAM(xts_hw_slop, xts_hw_slops, xts_slop_desc);
+
+/*
+ * Program a copy of the vcpuop template, never registered, through the
+ * clockevents core and return the delta its set_next_event() was handed.
+ */
+static unsigned long xts_program(struct kunit *test, u64 slop, u64 ahead_ns)
+{
+	struct xts_fake_dev dev = {
+		.evt = xts_vcpuop_template,
+		.delta = ULONG_MAX,
+	};
+	int ret;
+
+	xen_timer_slop_apply(&dev.evt, slop);
+	dev.evt.cpumask = cpumask_of(0);
+	clockevent_set_state(&dev.evt, CLOCK_EVT_STATE_ONESHOT);
+
+	ret = clockevents_program_event(&dev.evt,
+					ktime_add_ns(ktime_get(), ahead_ns), true);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_NE_MSG(test, dev.delta, ULONG_MAX, "set_next_event not called");
+	return dev.delta;
+}
+
+static void xen_timer_slop_test_program_near(struct kunit *test)
+{
+	const u64 slop = *(const u64 *)test->param_value;
+	const u64 ahead = 1000;
+	unsigned long delta = xts_program(test, slop, ahead);
+
+	/* An expiry 1 us ahead is raised to the slop, never below it. */
+	KUNIT_EXPECT_GE(test, (u64)delta, slop);
+	KUNIT_EXPECT_LE(test, (u64)delta, max(slop, ahead));
+}
+
+static void xen_timer_slop_test_program_far(struct kunit *test)
+{
+	const u64 slop = *(const u64 *)test->param_value;
+	const u64 ahead = 10 * NSEC_PER_MSEC;
+	unsigned long delta = xts_program(test, slop, ahead);
+
+	/* A far expiry is not clamped: only the time spent getting here is lost. */
+	KUNIT_EXPECT_LE(test, (u64)delta, ahead);
+	KUNIT_EXPECT_GT(test, (u64)delta, ahead - NSEC_PER_MSEC);
+}
+
+#if IS_ENABLED(CONFIG_XEN)
+/*
+ * The value the kernel command line should have left in the templates:
+ * every xen_timer_slop=VALUE in order, a rejected one changing nothing.
+ */
+static u64 xts_cmdline_slop(struct kunit *test, u64 max_ns)
+{
+	static const char key[] = "xen_timer_slop=";
+	const char *p = saved_command_line;
+	u64 slop = XEN_TIMER_SLOP_DEFAULT_NS;
+
+	while ((p = strstr(p, key))) {
+		size_t len;
+		char *val;
+
+		if (p != saved_command_line && p[-1] != ' ') {
+			p++;
+			continue;
+		}
+		p += strlen(key);
+		len = strcspn(p, " ");
+		val = kunit_kmalloc(test, len + 1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, val);
+		memcpy(val, p, len);
+		val[len] = '\0';
+		xen_timer_slop_parse(val, max_ns, &slop);
+		p += len;
+	}
+	return slop;
+}
+#endif
+
+static void xen_timer_slop_test_xen_templates(struct kunit *test)
+{
+#if IS_ENABLED(CONFIG_XEN)
+	unsigned int i;
+
+	if (!IS_BUILTIN(CONFIG_XEN_TIMER_SLOP_KUNIT_TEST))
+		kunit_skip(test, "needs the test built in to read the command line");
+
+	for (i = 0; i < 2; i++) {
+		const struct clock_event_device *evt = xen_timer_slop_template(i);
+		u64 want;
+
+		KUNIT_ASSERT_NOT_NULL(test, evt);
+		want = xts_cmdline_slop(test, evt->max_delta_ns);
+		kunit_info(test, "template %u: min_delta_ns %llu, command line says %llu\n",
+			   i, evt->min_delta_ns, want);
+		KUNIT_EXPECT_EQ(test, evt->min_delta_ns, want);
+		KUNIT_EXPECT_EQ(test, (u64)evt->min_delta_ticks, want);
+		KUNIT_EXPECT_EQ(test, evt->max_delta_ns, XTS_MAX);
+	}
+	KUNIT_EXPECT_NULL(test, xen_timer_slop_template(2));
+#else
+	kunit_skip(test, "needs CONFIG_XEN");
+#endif
+}
+
+static void xen_timer_slop_test_xen_cpu_devices(struct kunit *test)
+{
+#if IS_ENABLED(CONFIG_XEN)
+	unsigned int cpu;
+	u64 want;
+
+	if (!xen_domain())
+		kunit_skip(test, "not running on Xen");
+	if (!IS_BUILTIN(CONFIG_XEN_TIMER_SLOP_KUNIT_TEST))
+		kunit_skip(test, "needs the test built in to read the command line");
+
+	want = xts_cmdline_slop(test, XTS_MAX);
+	for_each_online_cpu(cpu) {
+		const struct clock_event_device *evt = xen_timer_slop_cpu_device(cpu);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, evt, "CPU%u has no xen clockevent", cpu);
+		kunit_info(test, "CPU%u: min_delta_ns %llu, command line says %llu\n",
+			   cpu, evt->min_delta_ns, want);
+		KUNIT_EXPECT_STREQ(test, evt->name, "xen");
+		KUNIT_EXPECT_EQ(test, evt->min_delta_ns, want);
+		KUNIT_EXPECT_EQ(test, (u64)evt->min_delta_ticks, want);
+	}
+#else
+	kunit_skip(test, "needs CONFIG_XEN");
+#endif
+}
+
+static struct kunit_case xen_timer_slop_test_cases[] = {
+	KUNIT_CASE_PARAM(xen_timer_slop_test_parse, xts_parse_gen_params),
+	KUNIT_CASE_PARAM(xen_timer_slop_test_apply_templates, xts_slop_gen_params),
+	KUNIT_CASE_PARAM(xen_timer_slop_test_program_near, xts_hw_slop_gen_params),
+	KUNIT_CASE_PARAM(xen_timer_slop_test_program_far, xts_hw_slop_gen_params),
+	KUNIT_CASE(xen_timer_slop_test_xen_templates),
+	KUNIT_CASE(xen_timer_slop_test_xen_cpu_devices),
+	{}
+};
+
+static struct kunit_suite xen_timer_slop_test_suite = {
+	.name = "xen_timer_slop",
+	.test_cases = xen_timer_slop_test_cases,
+};
+
+kunit_test_suite(xen_timer_slop_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the xen_timer_slop= boot parameter");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
