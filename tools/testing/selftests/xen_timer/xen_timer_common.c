@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * I/O helpers shared by the xen_timer selftests.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "xen_timer_common.h"
+#include "xen_timer_lib.h"
+
+char *xt_read_file(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((r = read(fd, buf + len, cap - len)) > 0) {
+		len += r;
+		if (len == cap) {
+			char *n = realloc(buf, 2 * cap + 1);
+
+			if (!n) {
+				r = -1;
+				break;
+			}
+			buf = n;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+bool xt_on_xen(const char **how)
+{
+	char *type = xt_read_file("/sys/hypervisor/type");
+	bool xen = type && !strncmp(type, "xen", 3);
+
+	free(type);
+	if (xen) {
+		*how = "/sys/hypervisor/type is xen";
+		return true;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	for (unsigned int leaf = 0x40000000; leaf < 0x40010000; leaf += 0x100) {
+		unsigned int eax, sig[3];
+		char s[13];
+
+		__cpuid(leaf, eax, sig[0], sig[1], sig[2]);
+		memcpy(s, sig, 12);
+		s[12] = '\0';
+		if (!strcmp(s, "XenVMMXenVMM")) {
+			*how = "CPUID hypervisor leaf says XenVMMXenVMM";
+			return true;
+		}
+	}
+#endif
+	*how = "neither /sys/hypervisor/type nor CPUID says xen";
+	return false;
+}
+
+int xt_kernel_is_strict(void)
+{
+	char *syms = xt_read_file("/proc/kallsyms");
+	int strict;
+
+	if (!syms || !*syms) {
+		free(syms);
+		return -1;
+	}
+	strict = strstr(syms, " xen_timer_slop_parse\n") != NULL;
+	free(syms);
+	return strict;
+}
+
+int xt_expected_slop(uint64_t *slop, char *why, size_t len)
+{
+	char *cmdline = xt_read_file("/proc/cmdline");
+	struct utsname u;
+	uint64_t dflt;
+	int strict, seen;
+
+	if (!cmdline) {
+		snprintf(why, len, "/proc/cmdline unreadable");
+		return -1;
+	}
+	uname(&u);
+	dflt = xt_default_slop(u.release);
+	strict = xt_kernel_is_strict();
+	if (strict < 0 && xt_cmdline_has_rejected(cmdline)) {
+		snprintf(why, len,
+			 "cannot tell whether %s rejects the malformed xen_timer_slop= (no /proc/kallsyms); give --expect-ns",
+			 u.release);
+		free(cmdline);
+		return -1;
+	}
+	seen = xt_cmdline_slop(cmdline, strict > 0, dflt, slop);
+	if (seen)
+		snprintf(why, len, "%d xen_timer_slop parameter(s) on /proc/cmdline, %s parser",
+			 seen, strict > 0 ? "strict" : "memparse");
+	else
+		snprintf(why, len, "no xen_timer_slop= on /proc/cmdline, default of %s",
+			 u.release);
+	free(cmdline);
+	return 0;
+}

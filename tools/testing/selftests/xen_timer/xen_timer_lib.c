@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pure logic of the xen_timer selftests; see xen_timer_lib.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xen_timer_lib.h"
+
+static const char suffixes[] = "KMGTPE";
+
+static int digit_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return 99;
+}
+
+/* simple_strtoull(s, end, 0) with the kernel's radix rules */
+static uint64_t strtoull0(const char *s, const char **end, bool *overflow,
+			  size_t *ndigits)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+	size_t n = 0;
+	int d;
+
+	*overflow = false;
+	if (s[0] == '0') {
+		if (tolower((unsigned char)s[1]) == 'x' && isxdigit((unsigned char)s[2])) {
+			base = 16;
+			s += 2;
+		} else {
+			base = 8;
+		}
+	}
+	while ((d = digit_val(*s)) < (int)base) {
+		if (v > (UINT64_MAX - d) / base)
+			*overflow = true;
+		v = v * base + d;
+		s++;
+		n++;
+	}
+	*end = s;
+	*ndigits = n;
+	return v;
+}
+
+uint64_t xt_memparse(const char *s, const char **end)
+{
+	const char *e, *suf;
+	bool ovf;
+	size_t n;
+	uint64_t v = strtoull0(s, &e, &ovf, &n);
+
+	if (*e) {
+		suf = strchr(suffixes, toupper((unsigned char)*e));
+		if (suf) {
+			v <<= 10 * (suf - suffixes + 1);
+			e++;
+		}
+	}
+	if (end)
+		*end = e;
+	return v;
+}
+
+int xt_slop_parse_strict(const char *s, uint64_t max, uint64_t *val)
+{
+	const char *e, *suf;
+	unsigned int shift = 0;
+	bool ovf;
+	size_t n;
+	uint64_t v;
+
+	if (!s)
+		return -EINVAL;
+	v = strtoull0(s, &e, &ovf, &n);
+	if (!n)
+		return -EINVAL;
+	if (ovf)
+		return -ERANGE;
+	if (*e) {
+		suf = strchr(suffixes, toupper((unsigned char)*e));
+		if (!suf)
+			return -EINVAL;
+		shift = 10 * (suf - suffixes + 1);
+		e++;
+	}
+	if (*e)
+		return -EINVAL;
+	if (v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	v <<= shift;
+	if (v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+/*
+ * Next parameter of a command line, as the kernel's next_arg() splits it:
+ * blanks separate, double quotes group.  Copies the parameter, quotes
+ * removed, into @buf and returns where the next one starts, or NULL at
+ * the end.
+ */
+static const char *next_param(const char *p, char *buf, size_t len)
+{
+	bool quoted = false;
+	size_t i = 0;
+
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return NULL;
+	for (; *p; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && isspace((unsigned char)*p))
+			break;
+		if (i + 1 < len)
+			buf[i++] = *p;
+	}
+	buf[i] = '\0';
+	return p;
+}
+
+static int for_each_slop(const char *cmdline, bool strict, uint64_t dflt,
+			 uint64_t *slop, bool *rejected)
+{
+	static const char key[] = "xen_timer_slop";
+	const size_t klen = sizeof(key) - 1;
+	char buf[4096];
+	const char *p = cmdline;
+	uint64_t v, cur = dflt;
+	int seen = 0;
+
+	*rejected = false;
+	while ((p = next_param(p, buf, sizeof(buf)))) {
+		const char *val;
+
+		if (!strcmp(buf, "--"))
+			break;
+		if (strncmp(buf, key, klen) || (buf[klen] && buf[klen] != '='))
+			continue;
+		seen++;
+		val = buf[klen] ? buf + klen + 1 : NULL;
+		if (strict || !val) {
+			if (xt_slop_parse_strict(val, XT_MAX_DELTA_NS, &v)) {
+				*rejected = true;
+				continue;
+			}
+			cur = v;
+		} else {
+			cur = xt_memparse(val, NULL);
+		}
+	}
+	if (slop)
+		*slop = cur;
+	return seen;
+}
+
+int xt_cmdline_slop(const char *cmdline, bool strict, uint64_t dflt,
+		    uint64_t *slop)
+{
+	bool rejected;
+
+	return for_each_slop(cmdline, strict, dflt, slop, &rejected);
+}
+
+bool xt_cmdline_has_rejected(const char *cmdline)
+{
+	bool rejected;
+
+	for_each_slop(cmdline, true, 0, NULL, &rejected);
+	return rejected;
+}
+
+/* A decimal number that fills the rest of the field; -1 if not. */
+static int field_u64(const char *s, uint64_t *val)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (*s >= '0' && *s <= '9') {
+		if (v > (UINT64_MAX - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+		s++;
+		n++;
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!n || (*s && *s != '\n'))
+		return -1;
+	*val = v;
+	return 0;
+}
+
+int xt_parse_timer_list(const char *text, struct xt_tick_dev *devs, int max)
+{
+	struct xt_tick_dev *cur = NULL;
+	const char *line = text;
+	int n = 0;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[256];
+		uint64_t v;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		line = nl ? nl + 1 : NULL;
+
+		if (!strncmp(buf, "Tick Device:", 12) ||
+		    !strncmp(buf, "Broadcast device", 16)) {
+			cur = NULL;
+		} else if (!strncmp(buf, "Per CPU device:", 15)) {
+			if (field_u64(buf + 15, &v) || v >= XT_MAX_CPUS || n >= max)
+				return -1;
+			cur = &devs[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->cpu = (int)v;
+		} else if (cur && !strncmp(buf, "Clock Event Device:", 19)) {
+			const char *name = buf + 19;
+
+			while (*name == ' ')
+				name++;
+			strncpy(cur->name, name, sizeof(cur->name) - 1);
+			cur->name[sizeof(cur->name) - 1] = '\0';
+		} else if (cur && !strncmp(buf, " min_delta_ns:", 14)) {
+			if (field_u64(buf + 14, &v))
+				return -1;
+			cur->min_delta_ns = v;
+			cur->has_min = true;
+		}
+	}
+	return n;
+}
+
+int xt_parse_cpulist(const char *s, bool *mask)
+{
+	int count = 0;
+
+	memset(mask, 0, XT_MAX_CPUS * sizeof(*mask));
+	while (*s && *s != '\n') {
+		uint64_t a = 0, b;
+		int nd = 0;
+
+		while (*s >= '0' && *s <= '9' && nd < 6) {
+			a = a * 10 + (*s++ - '0');
+			nd++;
+		}
+		if (!nd)
+			return -1;
+		b = a;
+		if (*s == '-') {
+			s++;
+			b = 0;
+			nd = 0;
+			while (*s >= '0' && *s <= '9' && nd < 6) {
+				b = b * 10 + (*s++ - '0');
+				nd++;
+			}
+			if (!nd)
+				return -1;
+		}
+		if (a > b || b >= XT_MAX_CPUS)
+			return -1;
+		for (; a <= b; a++) {
+			if (!mask[a])
+				count++;
+			mask[a] = true;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return count ? count : -1;
+}
+
+uint64_t xt_default_slop(const char *release)
+{
+	unsigned long maj = 0, min = 0;
+	char *e;
+
+	maj = strtoul(release, &e, 10);
+	if (*e == '.')
+		min = strtoul(e + 1, NULL, 10);
+	if (maj > 6 || (maj == 6 && min >= 11))
+		return XT_SLOP_DEFAULT_NEW;
+	return XT_SLOP_DEFAULT_OLD;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* nearest-rank percentile of sorted v, q in per mille */
+static uint64_t rank(const uint64_t *v, size_t n, unsigned int q)
+{
+	size_t k = (n * q + 999) / 1000;
+
+	return v[k ? k - 1 : 0];
+}
+
+void xt_stats(uint64_t *v, size_t n, uint64_t spike, struct xt_stats *st)
+{
+	long double sum = 0;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	st->n = n;
+	st->min = v[0];
+	st->max = v[n - 1];
+	for (i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] > spike)
+			st->spikes++;
+	}
+	st->avg = (double)(sum / n);
+	st->p50 = rank(v, n, 500);
+	st->p99 = rank(v, n, 990);
+	st->p999 = rank(v, n, 999);
+}
+
+uint64_t xt_median(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return rank(v, n, 500);
+}
+
+int xt_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *val)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	if (v < lo || v > hi)
+		return -1;
+	*val = v;
+	return 0;
+}
+
+int xt_parse_u64_list(const char *s, uint64_t *out, int max, uint64_t lo,
+		      uint64_t hi)
+{
+	char buf[32];
+	int n = 0;
+
+	while (1) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+
+		if (!len || len >= sizeof(buf) || n >= max)
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (xt_parse_u64(buf, lo, hi, &out[n++]))
+			return -1;
+		if (!c)
+			return n;
+		s = c + 1;
+	}
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen_timer_slop_test - the xen_timer_slop= boot parameter reached every CPU
+ *
+ * Every online CPU must have a per-CPU tick device whose clock event device
+ * is "xen", that device must be the CPU's current clockevent, and its
+ * min_delta_ns in /proc/timer_list must be the slop the kernel command line
+ * asks for (or the kernel's default, or --expect-ns).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "xen_timer_common.h"
+#include "xen_timer_lib.h"
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [--expect-ns N]  (N: 0..%llu)\n", prog,
+		(unsigned long long)XT_MAX_DELTA_NS);
+	exit(KSFT_FAIL);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "expect-ns", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	static struct xt_tick_dev devs[XT_MAX_CPUS];
+	static bool online[XT_MAX_CPUS];
+	char why[256], *text, *cpus;
+	bool have_expect = false;
+	const char *how;
+	uint64_t expect;
+	int c, n, ncpu, cpu;
+
+	while ((c = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &expect))
+				usage(argv[0]);
+			have_expect = true;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind != argc)
+		usage(argv[0]);
+
+	ksft_print_header();
+	if (!xt_on_xen(&how))
+		ksft_exit_skip("not running on Xen: %s\n", how);
+	ksft_print_msg("on Xen: %s\n", how);
+	if (geteuid())
+		ksft_exit_skip("needs root to read /proc/timer_list\n");
+	text = xt_read_file("/proc/timer_list");
+	if (!text)
+		ksft_exit_skip("/proc/timer_list unreadable: %s\n", strerror(errno));
+	cpus = xt_read_file("/sys/devices/system/cpu/online");
+	if (!cpus)
+		ksft_exit_skip("/sys/devices/system/cpu/online unreadable\n");
+
+	if (have_expect) {
+		snprintf(why, sizeof(why), "--expect-ns");
+	} else if (xt_expected_slop(&expect, why, sizeof(why))) {
+		ksft_exit_skip("%s\n", why);
+	}
+	ksft_print_msg("expected slop %llu ns: %s\n",
+		       (unsigned long long)expect, why);
+
+	ncpu = xt_parse_cpulist(cpus, online);
+	if (ncpu < 0)
+		ksft_exit_fail_msg("cannot parse online CPU list '%s'\n", cpus);
+	n = xt_parse_timer_list(text, devs, XT_MAX_CPUS);
+	if (n < 0)
+		ksft_exit_fail_msg("/proc/timer_list is malformed\n");
+
+	ksft_set_plan(ncpu);
+	for (cpu = 0; cpu < XT_MAX_CPUS; cpu++) {
+		struct xt_tick_dev *d = NULL;
+		char path[96], *cur;
+		bool cur_xen;
+		int i;
+
+		if (!online[cpu])
+			continue;
+		for (i = 0; i < n; i++)
+			if (devs[i].cpu == cpu)
+				d = &devs[i];
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/clockevents/clockevent%d/current_device", cpu);
+		cur = xt_read_file(path);
+		cur_xen = cur && !strcmp(cur, "xen\n");
+
+		if (!d || strcmp(d->name, "xen"))
+			ksft_test_result_fail("cpu%d: tick device is %s, not xen\n",
+					      cpu, d ? d->name : "missing");
+		else if (!d->has_min)
+			ksft_test_result_fail("cpu%d: xen device without min_delta_ns\n", cpu);
+		else if (!cur_xen)
+			ksft_test_result_fail("cpu%d: current clockevent is %s, not xen\n",
+					      cpu, cur ? strtok(cur, "\n") : "unreadable");
+		else
+			ksft_test_result(d->min_delta_ns == expect,
+					 "cpu%d: xen min_delta_ns %llu, expected %llu\n", cpu,
+					 (unsigned long long)d->min_delta_ns,
+					 (unsigned long long)expect);
+		free(cur);
+	}
+	free(text);
+	free(cpus);
+	ksft_finished();
+}
