@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kernel.sh KDIR O FRAGMENT CC JOBS
+#
+# Builds an x86_64 bzImage out of tree: tinyconfig plus FRAGMENT.  The
+# configuration is made again only when the fragment changed, and every
+# option of the fragment must survive olddefconfig.
+set -euo pipefail
+
+kdir=$1 out=$2 frag=$3 cc=$4 jobs=$5
+mkdir -p "$out"
+stamp=$out/.fragment
+
+if ! cmp -s "$frag" "$stamp" || [ ! -f "$out/.config" ]; then
+	echo "== kernel: configuring $out (tinyconfig + $(basename "$frag"))"
+	make -s -C "$kdir" O="$out" ARCH=x86_64 CC="$cc" tinyconfig >/dev/null
+	"$kdir/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null
+	make -s -C "$kdir" O="$out" ARCH=x86_64 CC="$cc" olddefconfig >/dev/null
+	bad=0
+	while read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		if ! grep -qx "$line" "$out/.config"; then
+			echo "build-kernel: ${line%%=*} from $(basename "$frag") is not in the built .config (dropped by olddefconfig: a missing dependency)" >&2
+			bad=1
+		fi
+	done <"$frag"
+	[ $bad = 0 ] || exit 1
+	cp "$frag" "$stamp"
+fi
+
+echo "== kernel: building $out/arch/x86/boot/bzImage (-j$jobs, CC=$cc; a cold build takes minutes)"
+start=$(date +%s)
+make -C "$kdir" O="$out" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage 2>&1 | {
+	n=0
+	while IFS= read -r line; do
+		case $line in
+		"  CC "* | "  AR "* | "  LD "*)
+			n=$((n + 1))
+			[ $((n % 250)) = 0 ] && echo "== kernel: $n objects, $(($(date +%s) - start)) s"
+			;;
+		*"error:"* | *"Error "* | *"warning: "*) echo "$line" ;;
+		esac
+	done
+}
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "build-kernel: make bzImage failed" >&2; exit 1; }
+echo "== kernel: $out/arch/x86/boot/bzImage ready ($(($(date +%s) - start)) s)"

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot Xen with a guest kernel under QEMU for each slop configuration,
+run the xen_timer suite inside, and print the patch thread's latency table.
+
+Each configuration is one boot: Xen (timer_slop=X) with the guest as PV
+dom0 (xen_timer_slop=G) and the initramfs of scripts/mkinitramfs.sh,
+whose /init prints results between "@@XT" marker lines.  Every boot has a
+timeout; a panic, a hang or a guest that never reaches its end marker is
+reported with the last console lines, and the run goes on with the next
+configuration.  Exit status 1 if any configuration failed.
+"""
+
+import argparse
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+
+DEFAULT = 'default'
+
+
+def die(msg):
+    print(f'harness: {msg}', file=sys.stderr)
+    sys.exit(2)
+
+
+def slop_list(text, name):
+    out = []
+    for item in text.replace(',', ' ').split():
+        if item == DEFAULT:
+            out.append(DEFAULT)
+        elif re.fullmatch(r'[0-9]+', item):
+            out.append(int(item))
+        else:
+            die(f'{name}: "{item}" is neither a number of ns nor "default"')
+    if not out:
+        die(f'{name}: empty list')
+    return out
+
+
+def int_list(text, name, lo, hi):
+    out = []
+    for item in text.replace(',', ' ').split():
+        if not re.fullmatch(r'[0-9]+', item) or not lo <= int(item) <= hi:
+            die(f'{name}: "{item}" is not a whole number in {lo}..{hi}')
+        out.append(int(item))
+    if not out:
+        die(f'{name}: empty list')
+    return out
+
+
+def label(xen, guest):
+    x = 'default, 50000' if xen == DEFAULT else str(xen)
+    g = 'default' if guest == DEFAULT else str(guest)
+    return f'Xen ({x}) | Guest ({g})'
+
+
+class Boot:
+    """One QEMU run, its console, and what it ended with."""
+
+    def __init__(self, args, xen_slop, guest_slop, extra_guest=()):
+        self.xen_slop = xen_slop
+        self.guest_slop = guest_slop
+        xen_cmd = f'console=com1 dom0_mem=512M dom0_max_vcpus={args.vcpus} noreboot'
+        if xen_slop != DEFAULT:
+            xen_cmd += f' timer_slop={xen_slop}'
+        guest = ['console=hvc0', f'xt_intervals={",".join(map(str, args.intervals))}',
+                 f'xt_samples={args.samples}', f'xt_oneshot={args.oneshot}']
+        if guest_slop != DEFAULT:
+            guest.insert(1, f'xen_timer_slop={guest_slop}')
+        if args.lat_opts:
+            guest.append('xt_lat_opts=' + ','.join(args.lat_opts.split()))
+        guest += list(extra_guest) + args.guest_args.split()
+        self.guest_cmdline = ' '.join(guest)
+        # QEMU splits -initrd at commas: the guest command line must have none.
+        initrd = f'{args.kernel} {self.guest_cmdline.replace(",", ",,")},{args.initrd}'
+        accel = ['-enable-kvm', '-cpu', 'host'] if os.access('/dev/kvm', os.W_OK) else []
+        self.cmd = ['qemu-system-x86_64', *accel, '-kernel', args.xen, '-append', xen_cmd,
+                    '-initrd', initrd, '-m', '1024', '-smp', str(args.vcpus),
+                    '-nographic', '-serial', 'stdio', '-monitor', 'none', '-no-reboot']
+        self.timeout = args.timeout
+        self.lines = []
+        self.status = None
+        self.seconds = 0.0
+
+    def run(self, progress):
+        start = time.monotonic()
+        proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        buf = b''
+        stage = 'Xen'
+        end_seen = None
+        while True:
+            now = time.monotonic()
+            if end_seen is not None and now - end_seen > 5:
+                break
+            if now - start > self.timeout:
+                self.status = self.status or f'hang: no end marker after {self.timeout} s'
+                break
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b'\n')
+            for raw in done:
+                line = raw.decode('utf-8', 'replace').rstrip('\r')
+                self.lines.append(line)
+                new = stage
+                if 'Linux version' in line:
+                    new = 'guest kernel'
+                elif line.startswith('@@XT BEGIN '):
+                    new = line.split()[2]
+                if new != stage:
+                    stage = new
+                    progress(f'{stage} ({time.monotonic() - start:.0f} s)')
+                if line.startswith('@@XT END-GUEST'):
+                    end_seen = time.monotonic()
+                    self.status = 'ok'
+                if end_seen is None and re.search(
+                        r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
+                        r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init', line):
+                    self.status = f'panic: {line.strip()}'
+                    end_seen = time.monotonic() - 3
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if buf:
+            self.lines.append(buf.decode('utf-8', 'replace'))
+        if self.status is None:
+            self.status = f'guest ended without its end marker (QEMU exit {proc.returncode})'
+        self.seconds = time.monotonic() - start
+        return self.status == 'ok'
+
+    def tail(self, n=15):
+        return self.lines[-n:]
+
+
+def blocks(lines):
+    """The "@@XT BEGIN name" .. "@@XT END name rc" blocks of a console log."""
+    out, cur, name = {}, None, None
+    for line in lines:
+        m = re.match(r'@@XT BEGIN (\S+)$', line)
+        if m:
+            name, cur = m.group(1), []
+            continue
+        m = re.match(r'@@XT END (\S+) (-?\d+)$', line)
+        if m and cur is not None and m.group(1) == name:
+            out[name] = {'lines': cur, 'rc': int(m.group(2))}
+            cur = None
+            continue
+        if cur is not None:
+            cur.append(line)
+    return out
+
+
+def ktap_results(lines):
+    res = []
+    for line in lines:
+        m = re.match(r'(not ok|ok) \d+ (.*)$', line)
+        if m:
+            desc = m.group(2)
+            verdict = 'pass' if m.group(1) == 'ok' else 'fail'
+            if re.match(r'#\s*SKIP\b', desc, re.I) or re.search(r'#\s*SKIP\b', desc):
+                verdict = 'skip'
+                desc = re.sub(r'\s*#\s*SKIP\s*', ' ', desc).strip()
+            res.append({'verdict': verdict, 'desc': desc})
+        m = re.match(r'1\.\.0 # SKIP (.*)', line)
+        if m:
+            res.append({'verdict': 'skip', 'desc': m.group(1)})
+    return res
+
+
+def kv(line):
+    return {k: float(v) for k, v in re.findall(r'(\w+)=([0-9.]+)', line)}
+
+
+def cyclictest_stats(lines, spike_us):
+    hist, st = {}, {}
+    for line in lines:
+        m = re.match(r'(\d{6})\s+(\d+)$', line)
+        if m:
+            hist[int(m.group(1))] = int(m.group(2))
+        m = re.match(r'# (Min|Avg|Max) Latencies: (\d+)', line)
+        if m:
+            st[m.group(1).lower()] = int(m.group(2))
+        m = re.match(r'# Histogram Overflows: (\d+)', line)
+        if m:
+            st['overflows'] = int(m.group(1))
+    if 'avg' not in st:
+        return None
+    n = sum(hist.values()) + st.get('overflows', 0)
+    spikes = sum(c for b, c in hist.items() if b > spike_us) + st.get('overflows', 0)
+    p99, acc = '>1000', 0
+    for b in sorted(hist):
+        acc += hist[b]
+        if acc >= 0.99 * n:
+            p99 = b
+            break
+    return {'samples': n, 'min_us': st['min'], 'avg_us': st['avg'], 'max_us': st['max'],
+            'p99_us': p99, 'spikes': spikes, 'hist': hist,
+            'overflows': st.get('overflows', 0)}
+
+
+def kunit_parse(kunit_py, log_path, min_cases):
+    """Run the tree's kunit.py parse on a console log: (ok, summary)."""
+    p = subprocess.run([sys.executable, kunit_py, 'parse', log_path],
+                       capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    summary = [l for l in out.splitlines() if 'Testing complete' in l or 'ERROR' in l]
+    m = re.search(r'Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?', out)
+    ok = (p.returncode == 0 and m is not None and not m.group(3) and
+          int(m.group(1)) >= min_cases)
+    text = 'kunit.py parse found no KTAP'
+    if summary:
+        text = re.sub(r'\x1b\[[0-9;]*m|^\[[0-9:]+\] ', '', summary[-1]).strip()
+    if m and int(m.group(1)) < min_cases:
+        text += f' (fewer than the {min_cases} required)'
+    return ok, text, out
+
+
+def evaluate(boot, args, outdir, idx):
+    log = os.path.join(outdir, f'console-{idx}.log')
+    with open(log, 'w') as f:
+        f.write('\n'.join(boot.lines) + '\n')
+    r = {'config': label(boot.xen_slop, boot.guest_slop), 'xen_slop': boot.xen_slop,
+         'guest_slop': boot.guest_slop, 'guest_cmdline': boot.guest_cmdline,
+         'status': boot.status, 'seconds': round(boot.seconds, 1), 'console': log,
+         'verdicts': [], 'intervals': {}, 'ok': boot.status == 'ok'}
+    if not r['ok']:
+        r['last_lines'] = boot.tail()
+    b = blocks(boot.lines)
+    for line in boot.lines:
+        if line.startswith('@@XT min_delta_ns:'):
+            r['min_delta_ns'] = int(line.split()[-1])
+        if line.startswith('@@XT DMESG') and ('rejected' in line or 'Malformed' in line):
+            r.setdefault('dmesg', []).append(line[len('@@XT DMESG '):])
+    for test in ('xen_timer_slop_test', 'xen_timer_latency_test'):
+        if test not in b:
+            if r['ok']:
+                r['ok'] = False
+                r['status'] = f'{test} did not run'
+            continue
+        res = ktap_results(b[test]['lines'])
+        for v in res:
+            r['verdicts'].append({'test': test, **v})
+        if b[test]['rc'] not in (0, 4) or any(v['verdict'] == 'fail' for v in res) or not res:
+            r['ok'] = False
+        for line in b[test]['lines']:
+            if 'XT_LAT ' in line:
+                d = kv(line)
+                r['intervals'].setdefault(int(d['interval_us']), {})['ours'] = {
+                    'samples': int(d['samples']), 'min_us': d['min_ns'] / 1e3,
+                    'avg_us': d['avg_ns'] / 1e3, 'max_us': d['max_ns'] / 1e3,
+                    'p50_us': d['p50_ns'] / 1e3, 'p99_us': d['p99_ns'] / 1e3,
+                    'p999_us': d['p999_ns'] / 1e3, 'spikes': int(d.get('over', d['spikes']))}
+            if 'XT_SLOP ' in line:
+                r['slop_check'] = kv(line)
+    for i in args.intervals:
+        name = f'cyclictest-{i}'
+        if name in b:
+            c = cyclictest_stats(b[name]['lines'], args.spike_us)
+            if c:
+                r['intervals'].setdefault(i, {})['cyclictest'] = c
+    if args.kunit_py:
+        ok, summary, _ = kunit_parse(args.kunit_py, log, args.kunit_min)
+        r['kunit'] = {'ok': ok, 'summary': summary}
+        if not ok:
+            r['ok'] = False
+    return r
+
+
+def fmt(v, nd=0):
+    if v is None:
+        return '-'
+    if isinstance(v, str):
+        return v
+    return f'{v:.{nd}f}'
+
+
+def print_table(results, args, out):
+    w = out.write
+    for r in results:
+        w('\n##############################\n\n')
+        w(f'# Timer Slop: {r["config"]}\n')
+        w(f'# boot: {r["status"]}, {r["seconds"]} s')
+        if 'min_delta_ns' in r:
+            w(f', guest min_delta_ns {r["min_delta_ns"]}')
+        w('\n')
+        for i in args.intervals:
+            d = r['intervals'].get(i, {})
+            o, c = d.get('ours'), d.get('cyclictest')
+            w(f'\n# Interval (-i{i})          ours   cyclictest\n')
+            for key, name in (('min_us', 'Min'), ('avg_us', 'Avg'), ('max_us', 'Max'),
+                              ('p99_us', 'p99')):
+                w(f'{name + ":":<26}{fmt(o and o[key]):>6} {fmt(c and c[key]):>12}\n')
+            w(f'{f"Spikes (over {args.spike_us}):":<26}{fmt(o and o["spikes"]):>6} '
+              f'{fmt(c and c["spikes"]):>12}\n')
+            w(f'{"Samples:":<26}{fmt(o and o["samples"]):>6} {fmt(c and c["samples"]):>12}\n')
+        if 'slop_check' in r:
+            s = r['slop_check']
+            w(f'\n# slop check: sleeps of {s["short_ns"] / 1e3:.0f} us and {s["long_ns"] / 1e3:.0f} us,'
+              f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
+        w('\n# verdicts\n')
+        for v in r['verdicts']:
+            w(f'{v["verdict"].upper():<5} {v["test"]}: {v["desc"]}\n')
+        if 'kunit' in r:
+            w(f'{"PASS" if r["kunit"]["ok"] else "FAIL":<5} KUnit at boot: {r["kunit"]["summary"]}\n')
+        for line in r.get('dmesg', []):
+            w(f'dmesg: {line}\n')
+        if r.get('last_lines'):
+            w('# last console lines:\n')
+            for line in r['last_lines']:
+                w(f'  | {line}\n')
+    w('\n')
+    for r in results:
+        w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
+
+
+def plot(results, args, outdir):
+    if not shutil.which('gnuplot'):
+        print('harness: gnuplot missing, no plot (apt-get install gnuplot-nox)')
+        return None
+    datafiles, plots = [], []
+    for i in args.intervals:
+        curves = []
+        for k, r in enumerate(results):
+            c = r['intervals'].get(i, {}).get('cyclictest')
+            if not c or not c['samples']:
+                continue
+            path = os.path.join(outdir, f'cdf-{k}-{i}.dat')
+            acc = 0
+            with open(path, 'w') as f:
+                for b in sorted(c['hist']):
+                    acc += c['hist'][b]
+                    f.write(f'{b} {100.0 * acc / c["samples"]:.3f}\n')
+            datafiles.append(path)
+            curves.append(f'"{path}" using 1:2 with steps lw 2 title "{r["config"]}"')
+        if curves:
+            plots.append((i, curves))
+    if not plots:
+        return None
+    png = os.path.join(outdir, 'latency.png')
+    script = ['set terminal pngcairo size 1200,%d' % (450 * len(plots)) if
+              subprocess.run(['gnuplot', '-e', 'set terminal pngcairo'],
+                             capture_output=True).returncode == 0 else
+              'set terminal png size 1200,%d' % (450 * len(plots)),
+              f'set output "{png}"', f'set multiplot layout {len(plots)},1',
+              'set xlabel "latency (us), cyclictest histogram"',
+              'set ylabel "samples at or below (%)"', 'set key bottom right',
+              'set grid', 'set xrange [0:1000]', 'set yrange [0:100]']
+    for i, curves in plots:
+        script.append(f'set title "Interval {i} us: latency distribution per config"')
+        script.append('plot ' + ', '.join(curves))
+    script.append('unset multiplot')
+    p = subprocess.run(['gnuplot'], input='\n'.join(script), text=True, capture_output=True)
+    if p.returncode:
+        print(f'harness: gnuplot failed: {p.stderr.strip().splitlines()[-1:]}')
+        return None
+    return png
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--xen', required=True)
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--xen-slops', default='50000 5000')
+    ap.add_argument('--guest-slops', default='100000 5000')
+    ap.add_argument('--no-default-config', action='store_true',
+                    help='skip the extra config with both defaults')
+    ap.add_argument('--intervals', default='50 1000')
+    ap.add_argument('--samples', default='1000')
+    ap.add_argument('--oneshot', default='200')
+    ap.add_argument('--vcpus', default='2')
+    ap.add_argument('--timeout', default='300')
+    ap.add_argument('--spike-us', default='100')
+    ap.add_argument('--lat-opts', default='')
+    ap.add_argument('--guest-args', default='')
+    ap.add_argument('--kunit-py', default='',
+                    help="the tree's kunit.py: parse the KUnit KTAP the guest printed at boot")
+    ap.add_argument('--kunit-min', type=int, default=1,
+                    help='fail unless KUnit at boot ran at least this many cases')
+    ap.add_argument('--name', default='matrix')
+    args = ap.parse_args()
+
+    args.xen_slops = slop_list(args.xen_slops, 'XEN_SLOPS')
+    args.guest_slops = slop_list(args.guest_slops, 'GUEST_SLOPS')
+    args.intervals = int_list(args.intervals, 'INTERVALS', 1, 1000000)
+    args.samples = int_list(args.samples, 'SAMPLES', 1, 10000000)[0]
+    args.oneshot = int_list(args.oneshot, 'ONESHOT', 10, 1000000)[0]
+    args.vcpus = int_list(args.vcpus, 'VCPUS', 1, 64)[0]
+    args.timeout = int_list(args.timeout, 'TIMEOUT', 10, 86400)[0]
+    args.spike_us = int_list(args.spike_us, 'SPIKE_US', 1, 10000000)[0]
+    for f in (args.xen, args.kernel, args.initrd):
+        if not os.path.isfile(f):
+            die(f'{f} does not exist')
+    if not shutil.which('qemu-system-x86_64'):
+        die('qemu-system-x86_64 missing: run make deps')
+
+    configs = [(x, g) for x in args.xen_slops for g in args.guest_slops]
+    if not args.no_default_config and (DEFAULT, DEFAULT) not in configs:
+        configs.append((DEFAULT, DEFAULT))
+    os.makedirs(args.out, exist_ok=True)
+    accel = 'KVM' if os.access('/dev/kvm', os.W_OK) else 'TCG, no KVM'
+    print(f'harness: {len(configs)} configs, guest {os.path.basename(args.kernel)}, '
+          f'{args.vcpus} vCPUs, {args.samples} samples per interval, QEMU {accel}', flush=True)
+    t0 = time.monotonic()
+    results = []
+    for k, (x, g) in enumerate(configs, 1):
+        boot = Boot(args, x, g)
+        tag = f'[{k}/{len(configs)}] {label(x, g)}'
+        print(f'{tag}: booting', flush=True)
+        boot.run(lambda s: print(f'{tag}: {s}', flush=True))
+        r = evaluate(boot, args, args.out, k)
+        results.append(r)
+        print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({r["status"]}) in {boot.seconds:.0f} s',
+              flush=True)
+    total = time.monotonic() - t0
+
+    txt = os.path.join(args.out, f'{args.name}.txt')
+    with open(txt, 'w') as f:
+        print_table(results, args, f)
+    print_table(results, args, sys.stdout)
+    png = plot(results, args, args.out)
+    summary = {'name': args.name, 'guest_kernel': os.path.basename(args.kernel),
+               'accel': accel, 'vcpus': args.vcpus, 'samples': args.samples,
+               'intervals': args.intervals, 'seconds': round(total, 1),
+               'passed': sum(r['ok'] for r in results),
+               'failed': sum(not r['ok'] for r in results), 'configs': results}
+    for r in results:
+        for i in r['intervals'].values():
+            if 'cyclictest' in i:
+                i['cyclictest'].pop('hist', None)
+    js = os.path.join(args.out, f'{args.name}.json')
+    with open(js, 'w') as f:
+        json.dump(summary, f, indent=1)
+    print(f'harness: {len(configs)} boots in {total:.0f} s; table {txt}, JSON {js}'
+          + (f', plot {png}' if png else ''))
+    print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed')
+    sys.exit(1 if summary['failed'] else 0)
+
+
+if __name__ == '__main__':
+    main()

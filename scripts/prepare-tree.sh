@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# prepare-tree.sh REPO KDIR
+#
+# Makes KDIR a Linux tree carrying this suite: unpacks Debian's
+# linux-source-6.12 into KDIR when KDIR does not exist yet, applies
+# REPO/patches/*.patch (git am in a git work tree, patch -p1 otherwise)
+# and copies the suite's new files to their kernel paths.
+#
+# Idempotent: patches already in the tree are skipped and files are only
+# copied when they differ, so a second run touches nothing and triggers
+# no rebuild.  A patch that does not apply stops the run with one line
+# naming the patch and the file; patches applied by this run are taken
+# back first, so the tree is left as it was.
+set -euo pipefail
+
+repo=$(cd "$1" && pwd)
+kdir=$2
+tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+
+die() { echo "prepare-tree: $*" >&2; exit 1; }
+say() { echo "prepare-tree: $*"; }
+
+if [ ! -e "$kdir" ]; then
+	[ -f "$tarball" ] || die "$tarball missing: run 'make deps' (apt-get install linux-source-6.12)"
+	say "unpacking $(basename "$tarball") into $kdir (about a minute)"
+	tmp=$kdir.unpack.$$
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	tar -C "$tmp" -xf "$tarball"
+	top=$(ls "$tmp")
+	[ "$(echo "$top" | wc -l)" = 1 ] && [ -f "$tmp/$top/Makefile" ] ||
+		die "$tarball does not hold one kernel tree"
+	mv "$tmp/$top" "$kdir"
+	rmdir "$tmp"
+fi
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/Makefile" ] && [ -d "$kdir/arch/x86/xen" ] ||
+	die "$kdir is not a Linux source tree"
+
+is_git=0
+if [ -e "$kdir/.git" ] && [ "$(git -C "$kdir" rev-parse --show-toplevel 2>/dev/null)" = "$kdir" ]; then
+	is_git=1
+fi
+
+# The file a patch fails on, from a dry run's output.
+failing_file() {
+	local p=$1
+	if [ $is_git = 1 ]; then
+		git -C "$kdir" apply --check "$p" 2>&1 |
+			sed -n 's/^error: patch failed: \(.*\):[0-9]*$/\1/p; s/^error: \(.*\): No such file or directory$/\1/p' | head -n 1
+	else
+		(cd "$kdir" && patch -p1 --dry-run --forward <"$p" 2>&1 || true) |
+			awk '/^checking file /{f=$3} /^patching file /{f=$3} /FAILED|No file to patch|Reversed/{print f; exit}'
+	fi
+}
+
+subject() { git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Subject: //p'; }
+
+# A plain tree records the patches it carries in $state, so that a second
+# run knows them and a changed series replaces the old one.
+state=$kdir/.xen_timer-patches
+mkdir -p "$state"
+p_apply() { (cd "$kdir" && patch -p1 --forward -s --no-backup-if-mismatch <"$1"); }
+p_revert() { (cd "$kdir" && patch -p1 -R -s --no-backup-if-mismatch <"$1"); }
+
+mapfile -t want < <(ls "$repo"/patches/*.patch 2>/dev/null)
+total=${#want[@]}
+applied_here=()
+reverted_here=()
+
+rollback() {
+	local i
+	for ((i = ${#applied_here[@]} - 1; i >= 0; i--)); do
+		if [ $is_git = 1 ]; then
+			git -C "$kdir" reset -q --keep HEAD~1
+		else
+			p_revert "${applied_here[$i]}"
+			rm -f "$state/$(basename "${applied_here[$i]}")"
+		fi
+	done
+	for ((i = ${#reverted_here[@]} - 1; i >= 0; i--)); do
+		p_apply "${reverted_here[$i]}" && cp "${reverted_here[$i]}" "$state/"
+	done
+}
+
+if [ $is_git = 0 ]; then
+	# Keep the recorded patches that equal the wanted ones, in order;
+	# take back the rest, newest first.
+	mapfile -t have < <(ls "$state"/*.patch 2>/dev/null)
+	keep=0
+	while [ $keep -lt ${#have[@]} ] && [ $keep -lt $total ] &&
+	      cmp -s "${have[$keep]}" "${want[$keep]}"; do
+		keep=$((keep + 1))
+	done
+	old=$(mktemp -d)
+	trap 'rm -rf "$old"' EXIT
+	for ((i = ${#have[@]} - 1; i >= keep; i--)); do
+		mv "${have[$i]}" "$old/"
+		tmp=$old/$(basename "${have[$i]}")
+		p_revert "$tmp" || die "cannot take back the old $(basename "$tmp") from $kdir"
+		reverted_here+=("$tmp")
+		say "took back the old $(basename "${have[$i]}")"
+	done
+fi
+
+n=0
+for p in "${want[@]}"; do
+	n=$((n + 1))
+	name=$(basename "$p")
+	if [ $is_git = 1 ]; then
+		if git -C "$kdir" log -n 200 --format=%s | grep -qxF "$(subject "$p")"; then
+			continue
+		fi
+		if git -C "$kdir" apply --check "$p" 2>/dev/null &&
+		   git -C "$kdir" am -q "$p" >/dev/null 2>&1; then
+			applied_here+=("$p")
+			say "[$n/$total] applied $name (git am)"
+			continue
+		fi
+		git -C "$kdir" am --abort >/dev/null 2>&1 || true
+	else
+		if cmp -s "$p" "$state/$name"; then
+			continue
+		fi
+		if (cd "$kdir" && patch -p1 -R --dry-run -s -f <"$p" >/dev/null 2>&1); then
+			cp "$p" "$state/"	# in the tree, but not recorded
+			continue
+		fi
+		if (cd "$kdir" && patch -p1 --dry-run --forward -s <"$p" >/dev/null 2>&1); then
+			p_apply "$p"
+			cp "$p" "$state/"
+			applied_here+=("$p")
+			say "[$n/$total] applied $name"
+			continue
+		fi
+	fi
+	f=$(failing_file "$p") || true
+	rollback
+	die "patches/$name does not apply to ${f:-the tree} in $kdir; tree left as it was"
+done
+
+# New files, at their kernel paths.  Since v6.13 symbol namespaces are
+# string literals: the KUnit suite is adapted to such a tree on the way.
+string_ns=0
+grep -q 'MODULE_INFO(import_ns, ns)' "$kdir/include/linux/module.h" && string_ns=1
+render() {
+	if [ $string_ns = 1 ] && [ "$1" = lib/xen_timer_slop_kunit.c ]; then
+		sed 's/^MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);/MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");/' "$repo/$1"
+	else
+		cat "$repo/$1"
+	fi
+}
+copied=0
+while IFS= read -r f; do
+	dst=$kdir/$f
+	if ! render "$f" | cmp -s - "$dst"; then
+		mkdir -p "$(dirname "$dst")"
+		render "$f" >"$dst"
+		chmod --reference="$repo/$f" "$dst"
+		copied=$((copied + 1))
+	fi
+done < <(cd "$repo" && find lib include tools -type f | sort)
+
+say "$kdir ready: $total patches ($((total - ${#applied_here[@]})) already in), $copied files copied"
