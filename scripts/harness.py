@@ -349,7 +349,7 @@ def plot(results, args, outdir):
             plots.append((i, curves))
     if not plots:
         return None
-    png = os.path.join(outdir, 'latency.png')
+    png = os.path.join(outdir, f'latency-{args.name}.png')
     script = ['set terminal pngcairo size 1200,%d' % (450 * len(plots)) if
               subprocess.run(['gnuplot', '-e', 'set terminal pngcairo'],
                              capture_output=True).returncode == 0 else
@@ -424,7 +424,11 @@ def main():
         boot.run(lambda s: print(f'{tag}: {s}', flush=True))
         r = evaluate(boot, args, args.out, k)
         results.append(r)
-        print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({r["status"]}) in {boot.seconds:.0f} s',
+        nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
+        why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
+        if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
+            why += ', KUnit failed'
+        print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({why}) in {boot.seconds:.0f} s',
               flush=True)
     total = time.monotonic() - t0
 

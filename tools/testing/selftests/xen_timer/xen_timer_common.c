@@ -8,8 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#if defined(__x86_64__) || defined(__i386__)
+#if __has_include("cpuid.h")
 #include <cpuid.h>
+#define XT_HAVE_CPUID 1
 #endif
 
 #include "xen_timer_common.h"
@@ -60,7 +61,7 @@ bool xt_on_xen(const char **how)
 		*how = "/sys/hypervisor/type is xen";
 		return true;
 	}
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef XT_HAVE_CPUID
 	for (unsigned int leaf = 0x40000000; leaf < 0x40010000; leaf += 0x100) {
 		unsigned int eax, sig[3];
 		char s[13];
@@ -87,7 +88,7 @@ int xt_kernel_is_strict(void)
 		free(syms);
 		return -1;
 	}
-	strict = strstr(syms, " xen_timer_slop_parse\n") != NULL;
+	strict = !!strstr(syms, " xen_timer_slop_parse\n");
 	free(syms);
 	return strict;
 }

@@ -70,14 +70,21 @@ struct opts {
 	uint64_t expect_ns;
 };
 
-static const char usage_line[] =
-	"usage: %s [-i US[,US...]] [-n SAMPLES | -d SECONDS] [-o ONESHOT_SAMPLES] "
-	"[--spike-us US] [--avg-max-us US] [--p99-max-us US] [--spike-max-pct PCT] "
-	"[--report-over-us US] [-c CPU] [--expect-ns NS]\n";
+/* Formats of the long lines, each on one line so that they can be grepped */
+#define USAGE_FMT \
+	"usage: %s [-i US[,US...]] [-n SAMPLES | -d SECONDS] [-o ONESHOT_SAMPLES] [--spike-us US] [--avg-max-us US] [--p99-max-us US] [--spike-max-pct PCT] [--report-over-us US] [-c CPU] [--expect-ns NS]\n"
+#define XT_SLOP_FMT \
+	"XT_SLOP slop_ns=%llu samples=%llu short_ns=%llu short_p50_ns=%llu long_ns=%llu long_p50_ns=%llu diff_ns=%llu limit_ns=%llu\n"
+#define XT_LAT_FMT \
+	"XT_LAT interval_us=%llu samples=%zu min_ns=%llu avg_ns=%.0f max_ns=%llu p50_ns=%llu p99_ns=%llu p999_ns=%llu spikes=%zu spike_us=%llu over=%zu over_us=%llu\n"
+#define LAT_SUMMARY_FMT \
+	"interval %llu us: %zu samples, min %.1f avg %.1f max %.1f p50 %.1f p99 %.1f p99.9 %.1f us, %zu over %llu us\n"
+#define SMALL_SLOP_FMT \
+	"slop in effect: slop %llu ns (%s) is below %llu ns, too small to measure differentially\n"
 
-static void usage(const char *prog)
+static void die_usage(const char *prog)
 {
-	fprintf(stderr, usage_line, prog);
+	fprintf(stderr, USAGE_FMT, prog);
 	exit(KSFT_FAIL);
 }
 
@@ -124,60 +131,60 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->nintervals = xt_parse_u64_list(optarg, o->intervals,
 							  MAX_INTERVALS, 1, 1000000);
 			if (o->nintervals < 0)
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'n':
 			if (xt_parse_u64(optarg, 1, 100000000, &o->samples))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			have_n = true;
 			break;
 		case 'd':
 			if (xt_parse_u64(optarg, 1, 86400, &o->duration))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'o':
 			if (xt_parse_u64(optarg, 10, 1000000, &o->oneshot))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'c':
 			if (xt_parse_u64(optarg, 0, XT_MAX_CPUS - 1, &v))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			o->cpu = (long)v;
 			break;
 		case 's':
 			if (xt_parse_u64(optarg, 1, 10000000, &o->spike_us))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'A':
 			if (xt_parse_u64(optarg, 1, 10000000, &o->avg_max_us))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'P':
 			if (xt_parse_u64(optarg, 1, 10000000, &o->p99_max_us))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'R':
 			if (xt_parse_u64(optarg, 1, 10000000, &o->report_us))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'S':
 			errno = 0;
 			o->spike_max_pct = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->spike_max_pct >= 0) ||
 			    o->spike_max_pct > 100)
-				usage(argv[0]);
+				die_usage(argv[0]);
 			break;
 		case 'e':
 			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &o->expect_ns))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			o->have_expect = true;
 			break;
 		default:
-			usage(argv[0]);
+			die_usage(argv[0]);
 		}
 	}
 	if (optind != argc || (have_n && o->duration))
-		usage(argv[0]);
+		die_usage(argv[0]);
 }
 
 /* Check (a): one-shot sleeps of S/10 and S have the same median. */
@@ -194,8 +201,7 @@ static void check_slop(const struct opts *o)
 		return;
 	}
 	if (s < MIN_DIFF_SLOP) {
-		ksft_test_result_skip("slop in effect: slop %llu ns (%s) is below %llu ns, too small to measure differentially\n",
-				      (unsigned long long)s, why,
+		ksft_test_result_skip(SMALL_SLOP_FMT, (unsigned long long)s, why,
 				      (unsigned long long)MIN_DIFF_SLOP);
 		return;
 	}
@@ -203,7 +209,7 @@ static void check_slop(const struct opts *o)
 	if (n * 2 * s > ONESHOT_BUDGET)
 		n = ONESHOT_BUDGET / (2 * s);
 	if (n < 10) {
-		ksft_test_result_skip("slop in effect: slop %llu ns too large to sample in %llu s\n",
+		ksft_test_result_skip("slop in effect: slop %llu ns too long to sample in %llu s\n",
 				      (unsigned long long)s,
 				      (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
 		return;
@@ -227,7 +233,7 @@ static void check_slop(const struct opts *o)
 	ms = xt_median(shortv, n);
 	ml = xt_median(longv, n);
 	diff = ml > ms ? ml - ms : ms - ml;
-	ksft_print_msg("XT_SLOP slop_ns=%llu samples=%llu short_ns=%llu short_p50_ns=%llu long_ns=%llu long_p50_ns=%llu diff_ns=%llu limit_ns=%llu\n",
+	ksft_print_msg(XT_SLOP_FMT,
 		       (unsigned long long)s, (unsigned long long)n,
 		       (unsigned long long)(s / 10), (unsigned long long)ms,
 		       (unsigned long long)s, (unsigned long long)ml,
@@ -270,14 +276,14 @@ static void check_interval(const struct opts *o, uint64_t interval_us)
 	free(lat);
 	pct = 100.0 * st.spikes / st.n;
 
-	ksft_print_msg("XT_LAT interval_us=%llu samples=%zu min_ns=%llu avg_ns=%.0f max_ns=%llu p50_ns=%llu p99_ns=%llu p999_ns=%llu spikes=%zu spike_us=%llu over=%zu over_us=%llu\n",
+	ksft_print_msg(XT_LAT_FMT,
 		       (unsigned long long)interval_us, st.n,
 		       (unsigned long long)st.min, st.avg,
 		       (unsigned long long)st.max, (unsigned long long)st.p50,
 		       (unsigned long long)st.p99, (unsigned long long)st.p999,
 		       st.spikes, (unsigned long long)o->spike_us, rep.spikes,
 		       (unsigned long long)o->report_us);
-	ksft_print_msg("interval %llu us: %zu samples, min %.1f avg %.1f max %.1f p50 %.1f p99 %.1f p99.9 %.1f us, %zu over %llu us\n",
+	ksft_print_msg(LAT_SUMMARY_FMT,
 		       (unsigned long long)interval_us, st.n, st.min / 1e3,
 		       st.avg / 1e3, st.max / 1e3, st.p50 / 1e3, st.p99 / 1e3,
 		       st.p999 / 1e3, st.spikes, (unsigned long long)o->spike_us);
@@ -314,7 +320,7 @@ static void setup_rt(const struct opts *o)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		ksft_print_msg("mlockall not allowed: %s\n", strerror(errno));
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		ksft_print_msg("SCHED_FIFO not allowed (%s): running SCHED_OTHER with 1 ns timer slack\n",
+		ksft_print_msg("SCHED_FIFO not allowed (%s): SCHED_OTHER, 1 ns slack\n",
 			       strerror(errno));
 	else
 		ksft_print_msg("running SCHED_FIFO priority 80, timer slack 1 ns\n");

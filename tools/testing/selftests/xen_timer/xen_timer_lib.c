@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,8 +133,8 @@ static const char *next_param(const char *p, char *buf, size_t len)
 	return p;
 }
 
-static int for_each_slop(const char *cmdline, bool strict, uint64_t dflt,
-			 uint64_t *slop, bool *rejected)
+static int apply_slops(const char *cmdline, bool strict, uint64_t dflt,
+		       uint64_t *slop, bool *rejected)
 {
 	static const char key[] = "xen_timer_slop";
 	const size_t klen = sizeof(key) - 1;
@@ -172,14 +173,14 @@ int xt_cmdline_slop(const char *cmdline, bool strict, uint64_t dflt,
 {
 	bool rejected;
 
-	return for_each_slop(cmdline, strict, dflt, slop, &rejected);
+	return apply_slops(cmdline, strict, dflt, slop, &rejected);
 }
 
 bool xt_cmdline_has_rejected(const char *cmdline)
 {
 	bool rejected;
 
-	for_each_slop(cmdline, true, 0, NULL, &rejected);
+	apply_slops(cmdline, true, 0, NULL, &rejected);
 	return rejected;
 }
 
@@ -238,8 +239,7 @@ int xt_parse_timer_list(const char *text, struct xt_tick_dev *devs, int max)
 
 			while (*name == ' ')
 				name++;
-			strncpy(cur->name, name, sizeof(cur->name) - 1);
-			cur->name[sizeof(cur->name) - 1] = '\0';
+			snprintf(cur->name, sizeof(cur->name), "%.31s", name);
 		} else if (cur && !strncmp(buf, " min_delta_ns:", 14)) {
 			if (field_u64(buf + 14, &v))
 				return -1;

@@ -18,7 +18,7 @@
 #include "xen_timer_common.h"
 #include "xen_timer_lib.h"
 
-static void usage(const char *prog)
+static void die_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--expect-ns N]  (N: 0..%llu)\n", prog,
 		(unsigned long long)XT_MAX_DELTA_NS);
@@ -44,15 +44,15 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &expect))
-				usage(argv[0]);
+				die_usage(argv[0]);
 			have_expect = true;
 			break;
 		default:
-			usage(argv[0]);
+			die_usage(argv[0]);
 		}
 	}
 	if (optind != argc)
-		usage(argv[0]);
+		die_usage(argv[0]);
 
 	ksft_print_header();
 	if (!xt_on_xen(&how))
@@ -67,11 +67,10 @@ int main(int argc, char **argv)
 	if (!cpus)
 		ksft_exit_skip("/sys/devices/system/cpu/online unreadable\n");
 
-	if (have_expect) {
+	if (have_expect)
 		snprintf(why, sizeof(why), "--expect-ns");
-	} else if (xt_expected_slop(&expect, why, sizeof(why))) {
+	else if (xt_expected_slop(&expect, why, sizeof(why)))
 		ksft_exit_skip("%s\n", why);
-	}
 	ksft_print_msg("expected slop %llu ns: %s\n",
 		       (unsigned long long)expect, why);
 
