@@ -56,7 +56,7 @@ HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(GUEST_KERNEL)
 	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" $(KUNIT_PARSE)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
-	debian-kernel xen host-tests boot-check checkpatch check clean distclean
+	debian-kernel xen host-tests boot-check checkpatch patches check clean distclean
 
 all: run
 
@@ -129,6 +129,12 @@ boot-check: deps xen kernel initramfs
 		--intervals "$(INTERVALS)" --samples 200 --oneshot 100 --vcpus 2 \
 		--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" \
 		--out $(BUILD)/results --name boot-check
+
+# The contribution as one series with a cover letter, checked against the
+# pristine base; BISECT=1 also builds the x86_64 kernel after every patch.
+patches: deps
+	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) $(BUILD)/series/linux $(BUILD)/series/out \
+		$(if $(BISECT),$(BUILD)/series/x86_64)
 
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)

@@ -125,6 +125,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	char *end;
 	int c;
 
+	opterr = 0;	/* one usage line is all a bad option gets */
 	while ((c = getopt_long(argc, argv, "i:n:d:o:c:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
 	uint64_t expect;
 	int c, n, ncpu, cpu;
 
+	opterr = 0;	/* one usage line is all a bad option gets */
 	while ((c = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
