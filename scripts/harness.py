@@ -326,6 +326,26 @@ def print_table(results, args, out):
         w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
 
 
+def summary_table(results, args):
+    """One line per config and interval: the thread's numbers, ours and cyclictest's."""
+    keys = ('min_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
+    widths = (5, 5, 7, 7, 7, 6)
+
+    def cols(d):
+        return ''.join(f'{fmt(d[k]) if d else "-":>{w}}' for k, w in zip(keys, widths))
+    names = ('min', 'avg', 'max', 'p99', f'>{args.spike_us}', 'n')
+    head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
+    width = max(len(r['config']) for r in results) + 2
+    lines = [f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
+             f'{"config":<{width}}{"":>7}  {head}   {head}']
+    for r in results:
+        for i in args.intervals:
+            d = r['intervals'].get(i, {})
+            lines.append(f'{r["config"]:<{width}}{"-i" + str(i):>7}  '
+                         f'{cols(d.get("ours"))}   {cols(d.get("cyclictest"))}')
+    return '\n'.join(lines) + '\n'
+
+
 def plot(results, args, outdir):
     if not shutil.which('gnuplot'):
         print('harness: gnuplot missing, no plot (apt-get install gnuplot-nox)')
@@ -436,6 +456,10 @@ def main():
     with open(txt, 'w') as f:
         print_table(results, args, f)
     print_table(results, args, sys.stdout)
+    table = summary_table(results, args)
+    with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
+        f.write(table)
+    print(table)
     png = plot(results, args, args.out)
     summary = {'name': args.name, 'guest_kernel': os.path.basename(args.kernel),
                'accel': accel, 'vcpus': args.vcpus, 'samples': args.samples,

@@ -102,7 +102,7 @@ rm -rf "$out"
 mkdir -p "$out"
 gg format-patch -q --cover-letter -o "$out" xen-timer-base..HEAD
 cover=$(ls "$out"/0000-cover-letter.patch)
-table=$(ls -t "$repo"/build/results/matrix-*.txt 2>/dev/null | head -n 1 || true)
+table=$(ls -t "$repo"/build/results/matrix-*-summary.txt 2>/dev/null | head -n 1 || true)
 python3 - "$cover" "${table:-}" <<'PY'
 import sys
 path, table = sys.argv[1], sys.argv[2]
@@ -128,7 +128,7 @@ shown to fail against a deliberately broken helper or time.c.
 if table:
     blurb += "\nThe patch thread's cyclictest table, reproduced under Xen 4.17 in QEMU\n"
     blurb += "without KVM (Debian's 6.12 guest; absolute numbers are emulation's):\n\n"
-    blurb += open(table).read().split('\n# verdicts')[0].strip() + "\n"
+    blurb += open(table).read().rstrip() + "\n"
 s = s.replace('*** SUBJECT HERE ***', 'x86/xen: Harden and test the xen_timer_slop= boot parameter')
 s = s.replace('*** BLURB HERE ***', blurb.rstrip())
 open(path, 'w').write(s)
@@ -149,7 +149,7 @@ say "checkpatch --strict: $n patches clean"
 
 # The series applies to the pristine base with no fuzz.
 gg checkout -q -f -B xen-timer-check xen-timer-base
-gg am -q "$out"/0*-*.patch 2>/dev/null || true
+gg am -q $(ls "$out"/0*-*.patch | grep -v 0000-cover-letter) 2>/dev/null || true
 gg am --abort >/dev/null 2>&1 || true
 [ "$(gg rev-list --count xen-timer-base..HEAD)" = "$n" ] ||
 	die "the series does not apply with git am to the pristine base"
