@@ -45,7 +45,7 @@ KUNIT_PARSE  =
 else ifeq ($(GUEST),build)
 GUEST_KERNEL = $(BZIMAGE)
 GUEST_DEP    = kernel
-KUNIT_PARSE  = --kunit-py $(KUNIT_PY) --kunit-min $(KUNIT_MIN_CASES)
+KUNIT_PARSE  = --kunit-boot --kunit-min $(KUNIT_MIN_CASES)
 else
 $(error GUEST must be debian or build, not '$(GUEST)')
 endif
@@ -53,14 +53,14 @@ endif
 HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(GUEST_KERNEL) \
 	--initrd $(BUILD)/initramfs.cpio.gz --intervals "$(INTERVALS)" \
 	--samples "$(SAMPLES)" --oneshot "$(ONESHOT)" --vcpus "$(VCPUS)" \
-	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" $(KUNIT_PARSE)
+	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches check clean distclean
 
 all: run
 
-run: deps xen $(GUEST_DEP) initramfs
+run: deps xen $(GUEST_DEP) initramfs tree
 	$(HARNESS) --xen-slops "$(XEN_SLOPS)" --guest-slops "$(GUEST_SLOPS)" \
 		--out $(BUILD)/results --name matrix-$(GUEST)
 
@@ -118,13 +118,13 @@ xen: deps
 	@[ -s $(XEN_ELF) ] && [ $(XEN_ELF) -nt /boot/xen-4.17-amd64.gz ] || \
 		{ zcat /boot/xen-4.17-amd64.gz >$(XEN_ELF).tmp && mv $(XEN_ELF).tmp $(XEN_ELF); }
 
-host-tests: tree
-	@$(MAKE) -s -C tests KDIR=$(KDIR) BUILD=$(BUILD)/tests
+host-tests: deps
+	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests all fuzz
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs.
 boot-check: deps xen kernel initramfs
 	$(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(BZIMAGE) \
-		--initrd $(BUILD)/initramfs.cpio.gz --kunit-py $(KUNIT_PY) --kunit-min $(KUNIT_MIN_CASES) \
+		--initrd $(BUILD)/initramfs.cpio.gz --kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
 		--xen-slops default --guest-slops "default 100000" --no-default-config \
 		--intervals "$(INTERVALS)" --samples 200 --oneshot 100 --vcpus 2 \
 		--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" \

@@ -170,9 +170,9 @@ def ktap_results(lines):
         if m:
             desc = m.group(2)
             verdict = 'pass' if m.group(1) == 'ok' else 'fail'
-            if re.match(r'#\s*SKIP\b', desc, re.I) or re.search(r'#\s*SKIP\b', desc):
+            if re.search(r'#\s*SKIP\b', desc):
                 verdict = 'skip'
-                desc = re.sub(r'\s*#\s*SKIP\s*', ' ', desc).strip()
+                desc = re.sub(r'\s*#\s*SKIP\s*', ': ', desc).strip(': ')
             res.append({'verdict': verdict, 'desc': desc})
         m = re.match(r'1\.\.0 # SKIP (.*)', line)
         if m:
@@ -250,6 +250,17 @@ def evaluate(boot, args, outdir, idx):
                 r['ok'] = False
                 r['status'] = f'{test} did not run'
             continue
+        if args.kunit_py:
+            # Every KTAP stream must parse with the tree's kunit.py.
+            ktap = os.path.join(outdir, f'ktap-{idx}-{test}.txt')
+            with open(ktap, 'w') as f:
+                f.write('\n'.join(b[test]['lines']) + '\n')
+            _, text, out = kunit_parse(args.kunit_py, ktap, 1)
+            parse_ok = 'Testing complete' in out and not re.search(
+                r'\[ERROR\]|could not find|Traceback', out)
+            r.setdefault('ktap_parse', {})[test] = text if parse_ok else f'parse error: {text}'
+            if not parse_ok:
+                r['ok'] = False
         res = ktap_results(b[test]['lines'])
         for v in res:
             r['verdicts'].append({'test': test, **v})
@@ -271,8 +282,15 @@ def evaluate(boot, args, outdir, idx):
             c = cyclictest_stats(b[name]['lines'], args.spike_us)
             if c:
                 r['intervals'].setdefault(i, {})['cyclictest'] = c
-    if args.kunit_py:
-        ok, summary, _ = kunit_parse(args.kunit_py, log, args.kunit_min)
+    if args.kunit_boot:
+        # KUnit runs before init: its KTAP is the console up to the guest's first marker.
+        klog = os.path.join(outdir, f'kunit-{idx}.log')
+        with open(klog, 'w') as f:
+            for line in boot.lines:
+                if line.startswith('@@XT BEGIN-GUEST'):
+                    break
+                f.write(line + '\n')
+        ok, summary, _ = kunit_parse(args.kunit_py, klog, args.kunit_min)
         r['kunit'] = {'ok': ok, 'summary': summary}
         if not ok:
             r['ok'] = False
@@ -315,6 +333,8 @@ def print_table(results, args, out):
             w(f'{v["verdict"].upper():<5} {v["test"]}: {v["desc"]}\n')
         if 'kunit' in r:
             w(f'{"PASS" if r["kunit"]["ok"] else "FAIL":<5} KUnit at boot: {r["kunit"]["summary"]}\n')
+        for test, text in r.get('ktap_parse', {}).items():
+            w(f'{"FAIL" if text.startswith("parse error") else "PASS":<5} kunit.py parse of {test}: {text}\n')
         for line in r.get('dmesg', []):
             w(f'dmesg: {line}\n')
         if r.get('last_lines'):
@@ -408,7 +428,9 @@ def main():
     ap.add_argument('--lat-opts', default='')
     ap.add_argument('--guest-args', default='')
     ap.add_argument('--kunit-py', default='',
-                    help="the tree's kunit.py: parse the KUnit KTAP the guest printed at boot")
+                    help="the tree's kunit.py, to parse every KTAP stream with")
+    ap.add_argument('--kunit-boot', action='store_true',
+                    help='the guest runs KUnit at boot: its KTAP must pass')
     ap.add_argument('--kunit-min', type=int, default=1,
                     help='fail unless KUnit at boot ran at least this many cases')
     ap.add_argument('--name', default='matrix')
@@ -425,6 +447,8 @@ def main():
     for f in (args.xen, args.kernel, args.initrd):
         if not os.path.isfile(f):
             die(f'{f} does not exist')
+    if args.kunit_boot and not args.kunit_py:
+        die('--kunit-boot needs --kunit-py')
     if not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
 

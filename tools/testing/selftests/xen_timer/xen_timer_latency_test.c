@@ -80,7 +80,7 @@ struct opts {
 #define LAT_SUMMARY_FMT \
 	"interval %llu us: %zu samples, min %.1f avg %.1f max %.1f p50 %.1f p99 %.1f p99.9 %.1f us, %zu over %llu us\n"
 #define SMALL_SLOP_FMT \
-	"slop in effect: slop %llu ns (%s) is below %llu ns, too small to measure differentially\n"
+	"slop %llu ns (%s) is below %llu ns, too small to measure differentially\n"
 
 static void die_usage(const char *prog)
 {
@@ -198,11 +198,12 @@ static void check_slop(const struct opts *o)
 		s = o->expect_ns;
 		snprintf(why, sizeof(why), "--expect-ns");
 	} else if (xt_expected_slop(&s, why, sizeof(why))) {
-		ksft_test_result_skip("slop in effect: %s\n", why);
+		ksft_test_result_code(KSFT_SKIP, "slop in effect", "%s\n", why);
 		return;
 	}
 	if (s < MIN_DIFF_SLOP) {
-		ksft_test_result_skip(SMALL_SLOP_FMT, (unsigned long long)s, why,
+		ksft_test_result_code(KSFT_SKIP, "slop in effect", SMALL_SLOP_FMT,
+				      (unsigned long long)s, why,
 				      (unsigned long long)MIN_DIFF_SLOP);
 		return;
 	}
@@ -210,7 +211,8 @@ static void check_slop(const struct opts *o)
 	if (n * 2 * s > ONESHOT_BUDGET)
 		n = ONESHOT_BUDGET / (2 * s);
 	if (n < 10) {
-		ksft_test_result_skip("slop in effect: slop %llu ns too long to sample in %llu s\n",
+		ksft_test_result_code(KSFT_SKIP, "slop in effect",
+				      "slop %llu ns too long to sample in %llu s\n",
 				      (unsigned long long)s,
 				      (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
 		return;
