@@ -56,7 +56,7 @@ HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(GUEST_KERNEL)
 	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
-	debian-kernel xen host-tests boot-check checkpatch patches check clean distclean
+	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean
 
 all: run
 
@@ -135,6 +135,12 @@ boot-check: deps xen kernel initramfs
 patches: deps
 	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) $(BUILD)/series/linux $(BUILD)/series/out \
 		$(if $(BISECT),$(BUILD)/series/x86_64)
+
+# Every line of tests/edge-params.txt booted under Xen with the guest kernel
+# (GUEST=debian or build): what the kernel made of each value.
+edge: deps xen $(GUEST_DEP) initramfs tree
+	$(HARNESS) --params-file tests/edge-params.txt --timeout 90 \
+		--out $(BUILD)/results --name edge-$(GUEST)
 
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)

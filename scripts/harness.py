@@ -63,15 +63,19 @@ def label(xen, guest):
 class Boot:
     """One QEMU run, its console, and what it ended with."""
 
-    def __init__(self, args, xen_slop, guest_slop, extra_guest=()):
+    def __init__(self, args, xen_slop, guest_slop, extra_guest=(), params=None):
         self.xen_slop = xen_slop
         self.guest_slop = guest_slop
+        self.params = params
         xen_cmd = f'console=com1 dom0_mem=512M dom0_max_vcpus={args.vcpus} noreboot'
         if xen_slop != DEFAULT:
             xen_cmd += f' timer_slop={xen_slop}'
         guest = ['console=hvc0', f'xt_intervals={",".join(map(str, args.intervals))}',
                  f'xt_samples={args.samples}', f'xt_oneshot={args.oneshot}']
-        if guest_slop != DEFAULT:
+        if params is not None:
+            guest[1:1] = params.split()
+            guest.append('xt_latency=0')
+        elif guest_slop != DEFAULT:
             guest.insert(1, f'xen_timer_slop={guest_slop}')
         if args.lat_opts:
             guest.append('xt_lat_opts=' + ','.join(args.lat_opts.split()))
@@ -130,6 +134,9 @@ class Boot:
                         r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
                         r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init', line):
                     self.status = f'panic: {line.strip()}'
+                    end_seen = time.monotonic() - 3
+                elif end_seen is None and 'Hardware Dom0 halted' in line:
+                    self.status = f'guest died before its end marker: {line.strip()}'
                     end_seen = time.monotonic() - 3
         if proc.poll() is None:
             proc.kill()
@@ -232,7 +239,9 @@ def evaluate(boot, args, outdir, idx):
     log = os.path.join(outdir, f'console-{idx}.log')
     with open(log, 'w') as f:
         f.write('\n'.join(boot.lines) + '\n')
-    r = {'config': label(boot.xen_slop, boot.guest_slop), 'xen_slop': boot.xen_slop,
+    r = {'config': (boot.params or '(none)') if boot.params is not None else
+         label(boot.xen_slop, boot.guest_slop),
+         'xen_slop': boot.xen_slop,
          'guest_slop': boot.guest_slop, 'guest_cmdline': boot.guest_cmdline,
          'status': boot.status, 'seconds': round(boot.seconds, 1), 'console': log,
          'verdicts': [], 'intervals': {}, 'ok': boot.status == 'ok'}
@@ -242,9 +251,13 @@ def evaluate(boot, args, outdir, idx):
     for line in boot.lines:
         if line.startswith('@@XT min_delta_ns:'):
             r['min_delta_ns'] = int(line.split()[-1])
+        if line.startswith('@@XT CMDLINE'):
+            r['cmdline'] = line[len('@@XT CMDLINE '):]
         if line.startswith('@@XT DMESG') and ('rejected' in line or 'Malformed' in line):
             r.setdefault('dmesg', []).append(line[len('@@XT DMESG '):])
-    for test in ('xen_timer_slop_test', 'xen_timer_latency_test'):
+    tests = ('xen_timer_slop_test',) if boot.params is not None else (
+        'xen_timer_slop_test', 'xen_timer_latency_test')
+    for test in tests:
         if test not in b:
             if r['ok']:
                 r['ok'] = False
@@ -346,6 +359,21 @@ def print_table(results, args, out):
         w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
 
 
+def params_table(results, kernel):
+    """One line per boot of --params-file: what the kernel made of the value."""
+    width = max(len(r['config']) for r in results) + 2
+    lines = [f'{"parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
+    for r in results:
+        boot = 'ok' if r['status'] == 'ok' else r['status'].split(':')[0].replace(
+            'guest died before its end marker', 'dom0 died early')
+        if r['status'] == 'ok' and not r['ok']:
+            boot = 'ok, selftest FAIL'
+        md = r.get('min_delta_ns', '-')
+        log = '; '.join(re.sub(r'^\[[ 0-9.]+\] ', '', l) for l in r.get('dmesg', [])) or '-'
+        lines.append(f'{r["config"]:<{width}}{md:>14}  {boot:<22} {log}')
+    return f'# guest kernel: {kernel}\n' + '\n'.join(lines) + '\n'
+
+
 def summary_table(results, args):
     """One line per config and interval: the thread's numbers, ours and cyclictest's."""
     keys = ('min_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
@@ -434,6 +462,8 @@ def main():
     ap.add_argument('--kunit-min', type=int, default=1,
                     help='fail unless KUnit at boot ran at least this many cases')
     ap.add_argument('--name', default='matrix')
+    ap.add_argument('--params-file', default='',
+                    help='one boot per line of guest parameters, slop test only')
     args = ap.parse_args()
 
     args.xen_slops = slop_list(args.xen_slops, 'XEN_SLOPS')
@@ -452,18 +482,25 @@ def main():
     if not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
 
-    configs = [(x, g) for x in args.xen_slops for g in args.guest_slops]
-    if not args.no_default_config and (DEFAULT, DEFAULT) not in configs:
-        configs.append((DEFAULT, DEFAULT))
+    configs = [(x, g, None) for x in args.xen_slops for g in args.guest_slops]
+    if not args.no_default_config and (DEFAULT, DEFAULT, None) not in configs:
+        configs.append((DEFAULT, DEFAULT, None))
+    if args.params_file:
+        try:
+            with open(args.params_file) as f:
+                plines = [l.strip() for l in f if l.strip() and not l.startswith('#')]
+        except OSError as e:
+            die(f'{args.params_file}: {e.strerror}')
+        configs = [(DEFAULT, DEFAULT, '' if p == '(none)' else p) for p in plines]
     os.makedirs(args.out, exist_ok=True)
     accel = 'KVM' if os.access('/dev/kvm', os.W_OK) else 'TCG, no KVM'
     print(f'harness: {len(configs)} configs, guest {os.path.basename(args.kernel)}, '
           f'{args.vcpus} vCPUs, {args.samples} samples per interval, QEMU {accel}', flush=True)
     t0 = time.monotonic()
     results = []
-    for k, (x, g) in enumerate(configs, 1):
-        boot = Boot(args, x, g)
-        tag = f'[{k}/{len(configs)}] {label(x, g)}'
+    for k, (x, g, params) in enumerate(configs, 1):
+        boot = Boot(args, x, g, params=params)
+        tag = f'[{k}/{len(configs)}] {label(x, g) if params is None else params or "(none)"}'
         print(f'{tag}: booting', flush=True)
         boot.run(lambda s: print(f'{tag}: {s}', flush=True))
         r = evaluate(boot, args, args.out, k)
@@ -479,12 +516,18 @@ def main():
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
         print_table(results, args, f)
-    print_table(results, args, sys.stdout)
-    table = summary_table(results, args)
-    with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
-        f.write(table)
+    png = None
+    if args.params_file:
+        table = params_table(results, os.path.basename(args.kernel))
+        with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
+            f.write(table)
+    else:
+        print_table(results, args, sys.stdout)
+        table = summary_table(results, args)
+        with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
+            f.write(table)
+        png = plot(results, args, args.out)
     print(table)
-    png = plot(results, args, args.out)
     summary = {'name': args.name, 'guest_kernel': os.path.basename(args.kernel),
                'accel': accel, 'vcpus': args.vcpus, 'samples': args.samples,
                'intervals': args.intervals, 'seconds': round(total, 1),
