@@ -63,7 +63,7 @@ def label(xen, guest):
 class Boot:
     """One QEMU run, its console, and what it ended with."""
 
-    def __init__(self, args, xen_slop, guest_slop, extra_guest=(), params=None):
+    def __init__(self, args, xen_slop, guest_slop, params=None):
         self.xen_slop = xen_slop
         self.guest_slop = guest_slop
         self.params = params
@@ -79,7 +79,7 @@ class Boot:
             guest.insert(1, f'xen_timer_slop={guest_slop}')
         if args.lat_opts:
             guest.append('xt_lat_opts=' + ','.join(args.lat_opts.split()))
-        guest += list(extra_guest) + args.guest_args.split()
+        guest += args.guest_args.split()
         self.guest_cmdline = ' '.join(guest)
         # QEMU splits -initrd at commas: the guest command line must have none.
         initrd = f'{args.kernel} {self.guest_cmdline.replace(",", ",,")},{args.initrd}'
