@@ -25,4 +25,29 @@ int xt_kernel_is_strict(void);
  */
 int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 
+/*
+ * A skipped result with a name, "ok N NAME # SKIP reason": kunit.py parse
+ * needs the name, ksft_test_result_skip() prints none and
+ * ksft_test_result_code(), which does, is v6.9+.  Needs kselftest.h.
+ */
+#define xt_test_skip(name, fmt, ...)					\
+	do {								\
+		ksft_inc_xskip_cnt();					\
+		printf("ok %u %s # SKIP " fmt, ksft_test_num(), name,	\
+		       ##__VA_ARGS__);					\
+	} while (0)
+
+/*
+ * Skip the whole test, before any plan: a plan of one, that one result
+ * skipped and exit code KSFT_SKIP, because the "1..0 # SKIP" of
+ * ksft_exit_skip() is an error to kunit.py parse.
+ */
+#define xt_exit_skip(name, fmt, ...)				\
+	do {							\
+		ksft_set_plan(1);				\
+		xt_test_skip(name, fmt, ##__VA_ARGS__);		\
+		ksft_print_cnts();				\
+		exit(KSFT_SKIP);				\
+	} while (0)
+
 #endif

@@ -49,6 +49,8 @@
 #include "xen_timer_common.h"
 #include "xen_timer_lib.h"
 
+#define TEST_NAME	"xen_timer_latency_test"
+
 #define MAX_INTERVALS	8
 #define NSEC_PER_SEC	1000000000ULL
 #define MIN_DIFF_SLOP	20000ULL	/* check (a) needs S >= 20 us */
@@ -198,23 +200,23 @@ static void check_slop(const struct opts *o)
 		s = o->expect_ns;
 		snprintf(why, sizeof(why), "--expect-ns");
 	} else if (xt_expected_slop(&s, why, sizeof(why))) {
-		ksft_test_result_code(KSFT_SKIP, "slop in effect", "%s\n", why);
+		xt_test_skip("slop in effect", "%s\n", why);
 		return;
 	}
 	if (s < MIN_DIFF_SLOP) {
-		ksft_test_result_code(KSFT_SKIP, "slop in effect", SMALL_SLOP_FMT,
-				      (unsigned long long)s, why,
-				      (unsigned long long)MIN_DIFF_SLOP);
+		xt_test_skip("slop in effect", SMALL_SLOP_FMT,
+			     (unsigned long long)s, why,
+			     (unsigned long long)MIN_DIFF_SLOP);
 		return;
 	}
 	n = o->oneshot;
 	if (n * 2 * s > ONESHOT_BUDGET)
 		n = ONESHOT_BUDGET / (2 * s);
 	if (n < 10) {
-		ksft_test_result_code(KSFT_SKIP, "slop in effect",
-				      "slop %llu ns too long to sample in %llu s\n",
-				      (unsigned long long)s,
-				      (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
+		xt_test_skip("slop in effect",
+			     "slop %llu ns too long to sample in %llu s\n",
+			     (unsigned long long)s,
+			     (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
 		return;
 	}
 	shortv = calloc(n, sizeof(*shortv));
@@ -349,7 +351,7 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	ksft_print_header();
 	if (!xt_on_xen(&how))
-		ksft_exit_skip("not running on Xen: %s\n", how);
+		xt_exit_skip(TEST_NAME, "not running on Xen: %s\n", how);
 	ksft_print_msg("on Xen: %s\n", how);
 	setup_rt(&o);
 

@@ -18,6 +18,8 @@
 #include "xen_timer_common.h"
 #include "xen_timer_lib.h"
 
+#define TEST_NAME	"xen_timer_slop_test"
+
 static void die_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--expect-ns N]  (N: 0..%llu)\n", prog,
@@ -57,21 +59,21 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	if (!xt_on_xen(&how))
-		ksft_exit_skip("not running on Xen: %s\n", how);
+		xt_exit_skip(TEST_NAME, "not running on Xen: %s\n", how);
 	ksft_print_msg("on Xen: %s\n", how);
 	if (geteuid())
-		ksft_exit_skip("needs root to read /proc/timer_list\n");
+		xt_exit_skip(TEST_NAME, "needs root to read /proc/timer_list\n");
 	text = xt_read_file("/proc/timer_list");
 	if (!text)
-		ksft_exit_skip("/proc/timer_list unreadable: %s\n", strerror(errno));
+		xt_exit_skip(TEST_NAME, "/proc/timer_list unreadable: %s\n", strerror(errno));
 	cpus = xt_read_file("/sys/devices/system/cpu/online");
 	if (!cpus)
-		ksft_exit_skip("/sys/devices/system/cpu/online unreadable\n");
+		xt_exit_skip(TEST_NAME, "/sys/devices/system/cpu/online unreadable\n");
 
 	if (have_expect)
 		snprintf(why, sizeof(why), "--expect-ns");
 	else if (xt_expected_slop(&expect, why, sizeof(why)))
-		ksft_exit_skip("%s\n", why);
+		xt_exit_skip(TEST_NAME, "%s\n", why);
 	ksft_print_msg("expected slop %llu ns: %s\n",
 		       (unsigned long long)expect, why);
 

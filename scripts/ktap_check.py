@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ktap_check.py KUNIT_PY FILE: parse FILE with the tree's kunit.py.
+
+FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
+"run_tests" log), the nested stream of each test is parsed as well.
+Fails unless every stream parsed with no error; prints kunit.py's
+summary line of each.
+"""
+import os
+import re
+import sys
+import tempfile
+
+import harness
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit('usage: ktap_check.py KUNIT_PY FILE')
+    kunit_py, path = (os.path.abspath(a) for a in sys.argv[1:])
+    for f in (kunit_py, path):
+        if not os.path.isfile(f):
+            sys.exit(f'ktap_check: {f} does not exist')
+    with open(path, errors='replace') as f:
+        lines = f.read().splitlines()
+    streams = [(os.path.basename(path), path)]
+    tmp = tempfile.TemporaryDirectory()
+    for test, t in harness.kselftest_tests(lines, r'\S+').items():
+        sub = os.path.join(tmp.name, test)
+        with open(sub, 'w') as f:
+            f.write('\n'.join(t['lines']) + '\n')
+        streams.append((f'{os.path.basename(path)}: {test}', sub))
+    bad = 0
+    for name, f in streams:
+        ok, text = harness.ktap_parse_ok(kunit_py, f)
+        print(f'ktap_check: {name}: kunit.py parse: {text}')
+        bad += not ok
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == '__main__':
+    main()
