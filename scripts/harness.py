@@ -84,7 +84,8 @@ class Boot:
         # QEMU splits -initrd at commas: the guest command line must have none.
         initrd = f'{args.kernel} {self.guest_cmdline.replace(",", ",,")},{args.initrd}'
         accel = ['-enable-kvm', '-cpu', 'host'] if os.access('/dev/kvm', os.W_OK) else []
-        self.cmd = ['qemu-system-x86_64', *accel, '-kernel', args.xen, '-append', xen_cmd,
+        pin = ['taskset', '-c', args.taskset] if args.taskset else []
+        self.cmd = [*pin, 'qemu-system-x86_64', *accel, '-kernel', args.xen, '-append', xen_cmd,
                     '-initrd', initrd, '-m', '1024', '-smp', str(args.vcpus),
                     '-nographic', '-serial', 'stdio', '-monitor', 'none', '-no-reboot']
         self.timeout = args.timeout
@@ -168,6 +169,34 @@ def blocks(lines):
         if cur is not None:
             cur.append(line)
     return out
+
+
+def kselftest_tests(lines, collection='xen_timer'):
+    """Split run_kselftest.sh output into the tests of a collection (a
+    regular expression): the nested KTAP of each (the runner's "# " prefix
+    taken off) and an exit code from its result line (0 ok, 4 skip, 1 not ok)."""
+    out, cur, name = {}, None, None
+    for line in lines:
+        m = re.match(rf'# selftests: {collection}: (\S+)$', line)
+        if m:
+            name, cur = m.group(1), []
+            continue
+        m = re.match(rf'(not ok|ok) \d+ selftests: {collection}: (\S+)(.*)$', line)
+        if m and cur is not None and m.group(2) == name:
+            rc = 1 if m.group(1) == 'not ok' else 4 if re.search(r'#\s*SKIP', m.group(3)) else 0
+            out[name] = {'lines': cur, 'rc': rc}
+            cur = None
+            continue
+        if cur is not None:
+            cur.append(line[2:] if line.startswith('# ') else line[1:] if line == '#' else line)
+    return out
+
+
+def ktap_parse_ok(kunit_py, path):
+    """Does the tree's kunit.py parse this KTAP file without an error?"""
+    _, text, out = kunit_parse(kunit_py, path, 1)
+    ok = 'Testing complete' in out and not re.search(r'\[ERROR\]|could not find|Traceback', out)
+    return ok, text if ok else f'parse error: {text}'
 
 
 def ktap_results(lines):
@@ -257,6 +286,22 @@ def evaluate(boot, args, outdir, idx):
             r.setdefault('dmesg', []).append(line[len('@@XT DMESG '):])
     tests = ('xen_timer_slop_test',) if boot.params is not None else (
         'xen_timer_slop_test', 'xen_timer_latency_test')
+    ks = b.get('kselftest')
+    if ks is None:
+        if r['ok']:
+            r['ok'] = False
+            r['status'] = 'run_kselftest.sh did not run'
+        ks = {'lines': [], 'rc': 0}
+    elif args.kunit_py:
+        # run_kselftest.sh's own KTAP stream must parse with the tree's kunit.py.
+        path = os.path.join(outdir, f'ktap-{idx}-run_kselftest.txt')
+        with open(path, 'w') as f:
+            f.write('\n'.join(ks['lines']) + '\n')
+        ok, text = ktap_parse_ok(args.kunit_py, path)
+        r.setdefault('ktap_parse', {})['run_kselftest.sh'] = text
+        if not ok:
+            r['ok'] = False
+    b.update(kselftest_tests(ks['lines']))
     for test in tests:
         if test not in b:
             if r['ok']:
@@ -268,11 +313,9 @@ def evaluate(boot, args, outdir, idx):
             ktap = os.path.join(outdir, f'ktap-{idx}-{test}.txt')
             with open(ktap, 'w') as f:
                 f.write('\n'.join(b[test]['lines']) + '\n')
-            _, text, out = kunit_parse(args.kunit_py, ktap, 1)
-            parse_ok = 'Testing complete' in out and not re.search(
-                r'\[ERROR\]|could not find|Traceback', out)
-            r.setdefault('ktap_parse', {})[test] = text if parse_ok else f'parse error: {text}'
-            if not parse_ok:
+            ok, text = ktap_parse_ok(args.kunit_py, ktap)
+            r.setdefault('ktap_parse', {})[test] = text
+            if not ok:
                 r['ok'] = False
         res = ktap_results(b[test]['lines'])
         for v in res:
@@ -357,6 +400,38 @@ def print_table(results, args, out):
     w('\n')
     for r in results:
         w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
+
+
+def detectors(r):
+    """What flagged one boot: KUnit at boot, each selftest, each failed check."""
+    found = []
+    if r['status'] != 'ok':
+        found.append('boot: ' + r['status'].split(':')[0])
+    if 'kunit' in r and not r['kunit']['ok']:
+        found.append('KUnit at boot')
+    for v in r['verdicts']:
+        if v['verdict'] == 'fail':
+            check = re.sub(r'^cpu\d+: ', 'cpuN: ', v['desc'].split(',')[0])
+            check = re.sub(r'\d+(\.\d+)?', 'N', check)
+            found.append(f'{v["test"]}: {check}')
+    return sorted(set(found))
+
+
+def repeat_table(results, repeat):
+    """With --repeat: per config, how many boots each detector flagged."""
+    lines = []
+    for k in range(0, len(results), repeat):
+        runs = results[k:k + repeat]
+        name = runs[0]['config'].rsplit(' #', 1)[0]
+        flagged = sum(not r['ok'] for r in runs)
+        lines.append(f'{name}: {flagged}/{len(runs)} boots flagged')
+        count = {}
+        for r in runs:
+            for d in detectors(r):
+                count[d] = count.get(d, 0) + 1
+        for d in sorted(count, key=lambda d: (-count[d], d)):
+            lines.append(f'  {count[d]:>3}/{len(runs)}  {d}')
+    return '\n'.join(lines) + '\n'
 
 
 def params_table(results, kernel):
@@ -464,6 +539,12 @@ def main():
     ap.add_argument('--name', default='matrix')
     ap.add_argument('--params-file', default='',
                     help='one boot per line of guest parameters, slop test only')
+    ap.add_argument('--repeat', default='1',
+                    help='boot every config this many times and count what flagged each')
+    ap.add_argument('--expect-flagged', action='store_true',
+                    help='a broken kernel: succeed only if every boot was flagged')
+    ap.add_argument('--taskset', default='',
+                    help='host CPUs to pin QEMU to (taskset -c)')
     args = ap.parse_args()
 
     args.xen_slops = slop_list(args.xen_slops, 'XEN_SLOPS')
@@ -474,6 +555,11 @@ def main():
     args.vcpus = int_list(args.vcpus, 'VCPUS', 1, 64)[0]
     args.timeout = int_list(args.timeout, 'TIMEOUT', 10, 86400)[0]
     args.spike_us = int_list(args.spike_us, 'SPIKE_US', 1, 10000000)[0]
+    args.repeat = int_list(args.repeat, 'REPEAT', 1, 1000)[0]
+    if args.taskset and not re.fullmatch(r'\d+([-,]\d+)*', args.taskset):
+        die(f'--taskset: {args.taskset!r} is not a CPU list like 0 or 0-1')
+    if args.taskset and not shutil.which('taskset'):
+        die('taskset missing (util-linux)')
     for f in (args.xen, args.kernel, args.initrd):
         if not os.path.isfile(f):
             die(f'{f} does not exist')
@@ -492,6 +578,8 @@ def main():
         except OSError as e:
             die(f'{args.params_file}: {e.strerror}')
         configs = [(DEFAULT, DEFAULT, '' if p == '(none)' else p) for p in plines]
+    configs = [c for c in configs for _ in range(args.repeat)]
+    args.out = os.path.abspath(args.out)
     os.makedirs(args.out, exist_ok=True)
     accel = 'KVM' if os.access('/dev/kvm', os.W_OK) else 'TCG, no KVM'
     print(f'harness: {len(configs)} configs, guest {os.path.basename(args.kernel)}, '
@@ -501,9 +589,14 @@ def main():
     for k, (x, g, params) in enumerate(configs, 1):
         boot = Boot(args, x, g, params=params)
         tag = f'[{k}/{len(configs)}] {label(x, g) if params is None else params or "(none)"}'
+        if args.repeat > 1:
+            tag += f' #{(k - 1) % args.repeat + 1}'
         print(f'{tag}: booting', flush=True)
         boot.run(lambda s: print(f'{tag}: {s}', flush=True))
         r = evaluate(boot, args, args.out, k)
+        r['flagged_by'] = detectors(r)
+        if args.repeat > 1:
+            r['config'] += f' #{(k - 1) % args.repeat + 1}'
         results.append(r)
         nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
         why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
@@ -528,9 +621,15 @@ def main():
             f.write(table)
         png = plot(results, args, args.out)
     print(table)
+    if args.repeat > 1:
+        rtable = repeat_table(results, args.repeat)
+        with open(os.path.join(args.out, f'{args.name}-repeat.txt'), 'w') as f:
+            f.write(rtable)
+        print(rtable)
     summary = {'name': args.name, 'guest_kernel': os.path.basename(args.kernel),
                'accel': accel, 'vcpus': args.vcpus, 'samples': args.samples,
                'intervals': args.intervals, 'seconds': round(total, 1),
+               'repeat': args.repeat,
                'passed': sum(r['ok'] for r in results),
                'failed': sum(not r['ok'] for r in results), 'configs': results}
     for r in results:
@@ -543,6 +642,10 @@ def main():
     print(f'harness: {len(configs)} boots in {total:.0f} s; table {txt}, JSON {js}'
           + (f', plot {png}' if png else ''))
     print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed')
+    if args.expect_flagged:
+        print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
+              f'flagged, {summary["passed"]} missed')
+        sys.exit(1 if summary['passed'] else 0)
     sys.exit(1 if summary['failed'] else 0)
 
 
