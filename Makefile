@@ -4,7 +4,14 @@
 # 'make' runs the Xen latency matrix, 'make check' the tests.  See README.md.
 
 BUILD      ?= $(CURDIR)/build
-KDIR       ?= $(BUILD)/linux-6.12
+# The kernel: Debian's linux-source-$(KVER) unpacked into build/, or your
+# tree with KDIR=; KVER is then read from KDIR's Makefile.  6.12 and 6.1.
+KVER       ?= 6.12
+KDIR       ?= $(BUILD)/linux-$(KVER)
+override KVER := $(or $(shell awk '$$1 == "VERSION" {v = $$3} $$1 == "PATCHLEVEL" {p = $$3} \
+	END {if (v != "") print v "." p}' $(KDIR)/Makefile 2>/dev/null),$(KVER))
+# What is built from that tree goes under $(OUT).
+OUT        ?= $(BUILD)/$(KVER)
 JOBS       ?= $(shell nproc)
 PYTHON     ?= python3
 
@@ -30,13 +37,19 @@ KUNIT_MIN_CASES ?= 61
 CCACHE := $(shell command -v ccache 2>/dev/null)
 KCC    := $(if $(CCACHE),ccache gcc,gcc)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Paths relative to the build dir: the series tree of 'make patches' then
+# hits the objects of 'make kernel' (same layout under build/series/).
+export CCACHE_BASEDIR ?= $(BUILD)
 
 KUNIT_PY  = $(KDIR)/tools/testing/kunit/kunit.py
-X86_BUILD = $(BUILD)/x86_64
+UML_BUILD = $(OUT)/uml
+X86_BUILD = $(OUT)/x86_64
 BZIMAGE   = $(X86_BUILD)/arch/x86/boot/bzImage
-KSFT      = $(BUILD)/kselftest/install
+KSFT      = $(OUT)/kselftest/install
+INITRD    = $(OUT)/initramfs.cpio.gz
 XEN_ELF   = $(BUILD)/xen/xen-4.17.elf
-DEB_KERNEL_DIR = $(BUILD)/debian-6.12
+DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)
+RESULTS   = $(BUILD)/results
 
 ifeq ($(GUEST),debian)
 GUEST_KERNEL = $(DEB_KERNEL_DIR)/vmlinuz
@@ -51,31 +64,33 @@ $(error GUEST must be debian or build, not '$(GUEST)')
 endif
 
 HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(GUEST_KERNEL) \
-	--initrd $(BUILD)/initramfs.cpio.gz --intervals "$(INTERVALS)" \
+	--initrd $(INITRD) --intervals "$(INTERVALS)" \
 	--samples "$(SAMPLES)" --oneshot "$(ONESHOT)" --vcpus "$(VCPUS)" \
 	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
-	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean
+	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
+	false-failures misses series-check
 
 all: run
 
 run: deps xen $(GUEST_DEP) initramfs tree
 	$(HARNESS) --xen-slops "$(XEN_SLOPS)" --guest-slops "$(GUEST_SLOPS)" \
-		--out $(BUILD)/results --name matrix-$(GUEST)
+		--out $(RESULTS) --name matrix-$(GUEST)-$(KVER)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh $(if $(wildcard $(KDIR)/Makefile),-,$(KVER))
 
 tree: deps
 	@scripts/prepare-tree.sh $(CURDIR) $(KDIR)
 
 # KUnit on UML, the way every bot runs it.
 kunit: tree
-	@echo "== kunit: UML, kunit.config, build dir $(BUILD)/uml"
-	@scripts/kunit-run.sh $(KUNIT_MIN_CASES) 2 $(BUILD)/kunit-uml.log $(BUILD)/uml \
+	@echo "== kunit: Linux $(KVER), UML, kunit.config, build dir $(UML_BUILD)"
+	@mkdir -p $(OUT)
+	@scripts/kunit-run.sh $(KUNIT_MIN_CASES) 2 $(OUT)/kunit-uml.log $(UML_BUILD) \
 		$(PYTHON) $(KUNIT_PY) run --kunitconfig=$(CURDIR)/kunit.config \
-		--build_dir=$(BUILD)/uml --jobs=$(JOBS) --make_options CC="$(KCC)"
+		--build_dir=$(UML_BUILD) --jobs=$(JOBS) --make_options CC="$(KCC)"
 
 # The x86_64 kernel: tinyconfig + configs/xen-guest.config, built once.
 kernel: tree
@@ -85,8 +100,8 @@ kernel: tree
 kunit-x86: kernel
 	@i=0; for arg in xen_timer_slop=5000 xen_timer_slop=5G "xen_timer_slop=200K xen_timer_slop=abc"; do \
 		i=$$((i + 1)); \
-		echo "== kunit-x86: x86_64 QEMU, $$arg"; \
-		scripts/kunit-run.sh $(KUNIT_MIN_CASES) 1 $(BUILD)/kunit-x86-$$i.log $(X86_BUILD) \
+		echo "== kunit-x86: Linux $(KVER), x86_64 QEMU, $$arg"; \
+		scripts/kunit-run.sh $(KUNIT_MIN_CASES) 1 $(OUT)/kunit-x86-$$i.log $(X86_BUILD) \
 			$(PYTHON) $(KUNIT_PY) exec --arch=x86_64 --build_dir=$(X86_BUILD) \
 			--timeout=600 --kernel_args "$$arg" || exit 1; \
 	done
@@ -94,24 +109,26 @@ kunit-x86: kernel
 # The kselftest, built and run in the tree as CI bots do (skips off Xen),
 # then installed static for the initramfs.
 selftest: tree
-	@echo "== selftest: make -C tools/testing/selftests TARGETS=xen_timer run_tests"
+	@echo "== selftest: Linux $(KVER), make -C tools/testing/selftests TARGETS=xen_timer run_tests"
+	@mkdir -p $(OUT)
 	@$(MAKE) -s -C $(KDIR)/tools/testing/selftests TARGETS=xen_timer \
-		O=$(BUILD)/kselftest/host run_tests >$(BUILD)/selftest.log 2>&1; \
-		rc=$$?; cat $(BUILD)/selftest.log; \
-		[ $$rc = 0 ] && grep -q '^ok 1 selftests: xen_timer: xen_timer_slop_test' $(BUILD)/selftest.log && \
-		grep -q '^ok 2 selftests: xen_timer: xen_timer_latency_test' $(BUILD)/selftest.log
+		O=$(OUT)/kselftest/host run_tests >$(OUT)/selftest.log 2>&1; \
+		rc=$$?; cat $(OUT)/selftest.log; \
+		[ $$rc = 0 ] && grep -q '^ok 1 selftests: xen_timer: xen_timer_slop_test' $(OUT)/selftest.log && \
+		grep -q '^ok 2 selftests: xen_timer: xen_timer_latency_test' $(OUT)/selftest.log && \
+		$(PYTHON) scripts/ktap_check.py $(KUNIT_PY) $(OUT)/selftest.log
 
 ksft-install: tree
 	@echo "== kselftest install (static) into $(KSFT)"
 	@$(MAKE) -s -C $(KDIR)/tools/testing/selftests TARGETS=xen_timer \
-		O=$(BUILD)/kselftest/static LDFLAGS=-static INSTALL_PATH=$(KSFT) install >/dev/null
+		O=$(OUT)/kselftest/static LDFLAGS=-static INSTALL_PATH=$(KSFT) install >/dev/null
 
 initramfs: ksft-install
-	@scripts/mkinitramfs.sh $(KSFT) $(BUILD)/initramfs.cpio.gz
-	@echo "== initramfs $(BUILD)/initramfs.cpio.gz"
+	@scripts/mkinitramfs.sh $(KSFT) $(INITRD)
+	@echo "== initramfs $(INITRD)"
 
 debian-kernel: deps
-	@scripts/fetch-debian-kernel.sh 6.12 $(DEB_KERNEL_DIR)
+	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR)
 
 xen: deps
 	@mkdir -p $(dir $(XEN_ELF))
@@ -124,32 +141,63 @@ host-tests: deps
 # Our kernel under Xen: KUnit at boot and the selftests, two configs.
 boot-check: deps xen kernel initramfs
 	$(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(BZIMAGE) \
-		--initrd $(BUILD)/initramfs.cpio.gz --kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
+		--initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
 		--xen-slops default --guest-slops "default 100000" --no-default-config \
 		--intervals "$(INTERVALS)" --samples 200 --oneshot 100 --vcpus 2 \
 		--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" \
-		--out $(BUILD)/results --name boot-check
+		--out $(RESULTS) --name boot-check-$(KVER)
 
 # The contribution as one series with a cover letter, checked against the
 # pristine base; BISECT=1 also builds the x86_64 kernel after every patch.
 patches: deps
-	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) $(BUILD)/series/linux $(BUILD)/series/out \
-		$(if $(BISECT),$(BUILD)/series/x86_64)
+	@KCC="$(KCC)" RESULTS=$(RESULTS) scripts/mkseries.sh $(CURDIR) $(BUILD)/series/linux-6.12 \
+		$(BUILD)/series/out $(if $(BISECT),$(BUILD)/series/6.12/x86_64 $(BUILD)/6.12/x86_64/.config)
+
+# Reliability: the checks boot-check runs, RUNS times per config.
+# false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;
+# misses: each scripts/mutant.sh kernel, whose slop is not in effect.
+RUNS    ?= 20
+MUTANTS ?= ignored forced bypassed
+REL_HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --initrd $(INITRD) \
+	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
+	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
+	--samples 200 --oneshot 100 --vcpus 2 --timeout "$(TIMEOUT)" \
+	--lat-opts "$(LAT_OPTS)" --repeat $(RUNS) --out $(RESULTS)
+
+false-failures: deps xen kernel initramfs
+	@command -v stress-ng >/dev/null || { echo "stress-ng missing: run make deps" >&2; exit 1; }
+	@echo "== false-failures: Linux $(KVER), $(RUNS) boots, stress-ng --cpu 1 on host CPU 1, QEMU on CPU 0"
+	@stress-ng --quiet --cpu 1 --taskset 1 --timeout 3h & load=$$!; \
+	$(REL_HARNESS) --kernel $(BZIMAGE) --guest-slops 100000 --taskset 0 \
+		--name false-failures-$(KVER); rc=$$?; kill $$load; wait $$load 2>/dev/null; exit $$rc
+
+misses: deps xen tree initramfs
+	@for m in $(MUTANTS); do \
+		case $$m in forced) slop=50000 ;; ignored) slop=200000 ;; *) slop=100000 ;; esac; \
+		echo "== misses: mutant $$m, Linux $(KVER), xen_timer_slop=$$slop, $(RUNS) boots"; \
+		scripts/mutant.sh $(KDIR) $(OUT)/mutant-$$m $$m $(CURDIR)/configs/xen-guest.config "$(KCC)" $(JOBS) && \
+		$(REL_HARNESS) --kernel $(OUT)/mutant-$$m/arch/x86/boot/bzImage --guest-slops $$slop \
+			--expect-flagged --name misses-$$m-$(KVER) || exit 1; \
+	done
 
 # Every line of tests/edge-params.txt booted under Xen with the guest kernel
 # (GUEST=debian or build): what the kernel made of each value.
 edge: deps xen $(GUEST_DEP) initramfs tree
 	$(HARNESS) --params-file tests/edge-params.txt --timeout 90 \
-		--out $(BUILD)/results --name edge-$(GUEST)
+		--out $(RESULTS) --name edge-$(GUEST)-$(KVER)
 
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)
 
-check: host-tests checkpatch selftest kunit kunit-x86 boot-check
-	@echo "== make check: all passed"
+# The series against pristine 6.12: git am, checkpatch, a build after each patch.
+series-check: kernel
+	@$(MAKE) --no-print-directory patches BISECT=1
+
+check: host-tests checkpatch selftest kunit kunit-x86 boot-check $(if $(filter 6.12,$(KVER)),series-check)
+	@echo "== make check: Linux $(KVER), all passed"
 
 clean:
-	rm -rf $(BUILD)/results $(BUILD)/tests $(BUILD)/kselftest $(BUILD)/*.log
+	rm -rf $(RESULTS) $(BUILD)/tests $(BUILD)/*/kselftest $(BUILD)/*/*.log
 
 distclean:
 	rm -rf $(BUILD)

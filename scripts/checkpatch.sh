@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch.sh REPO KDIR: scripts/checkpatch.pl --strict on every patch
-# and every new kernel file; fails on any error, warning or check.
+# (6.12 and 6.1 series) and every new kernel file; fails on any error,
+# warning or check.
 set -uo pipefail
 
 repo=$1 kdir=$2
 cp=$kdir/scripts/checkpatch.pl
 bad=0
 files=$(cd "$repo" && ls lib/*.c include/linux/*.h tools/testing/selftests/xen_timer/*.[ch])
-for p in "$repo"/patches/*.patch; do
+for p in "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch; do
 	out=$(perl "$cp" --strict --no-tree "$p" 2>&1)
 	if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
 		echo "$out"; bad=1
@@ -21,7 +22,7 @@ for f in $files; do
 		echo "$out"; bad=1
 	fi
 done
-n=$(ls "$repo"/patches/*.patch | wc -l)
+n=$(ls "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch | wc -l)
 if [ $bad = 0 ]; then
 	echo "checkpatch --strict: $n patches and $(echo "$files" | wc -w) files clean"
 else

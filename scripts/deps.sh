@@ -1,24 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh: install what the suite needs from Debian's archive, or, when
-# not root, say which apt-get command to run.  Quiet when all is there.
+# deps.sh [KVER|-]: install what the suite needs from Debian's archive,
+# with Debian's linux-source-KVER (6.12 when not given; - for none: the
+# kernel tree is yours), or, when not root, say which apt-get command to
+# run.  Quiet when all is there.
 set -euo pipefail
 
 # command-or-file  package
 need=(
 	"gcc gcc" "make make" "flex flex" "bison bison" "bc bc" "perl perl"
 	"python3 python3" "cpio cpio" "xz xz-utils" "patch patch" "git git"
-	"file file" "ccache ccache" "gnuplot gnuplot-nox" "clang clang"
-	"qemu-system-x86_64 qemu-system-x86" "cyclictest rt-tests"
+	"file file" "rsync rsync" "ccache ccache" "gnuplot gnuplot-nox" "clang clang"
+	"qemu-system-x86_64 qemu-system-x86" "cyclictest rt-tests" "stress-ng stress-ng"
 	"/usr/include/libelf.h libelf-dev" "/usr/include/openssl/ssl.h libssl-dev"
-	"/usr/src/linux-source-6.12.tar.xz linux-source-6.12"
 	"/boot/xen-4.17-amd64.gz xen-hypervisor-4.17-amd64"
 	"/usr/share/qemu/qboot.rom qemu-system-data"
 	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 	"/usr/lib/python3/dist-packages/git/__init__.py python3-git"
 	"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
 )
+
+kver=${1:-6.12}
+case $kver in
+-) ;;
+6.1 | 6.12) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver") ;;
+*) echo "deps: Debian has no linux-source-$kver here (6.12 or 6.1); give KDIR= a tree" >&2; exit 1 ;;
+esac
 
 missing=()
 for n in "${need[@]}"; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkseries.sh REPO GITTREE OUT [BISECT_O]
+# mkseries.sh REPO GITTREE OUT [BISECT_O KCONFIG]
 #
 # Writes the whole contribution as one git format-patch series with a
 # cover letter into OUT: patches/ with the new files folded into the
@@ -9,11 +9,15 @@
 # pristine base of Debian's linux-source-6.12.  GITTREE is a git tree
 # made from that tarball once (base tagged "xen-timer-base").  Then runs
 # checkpatch --strict on every patch and, when BISECT_O is given, builds
-# the x86_64 guest kernel after every patch (out of tree in BISECT_O).
+# the x86_64 guest kernel (the configuration KCONFIG, the .config of
+# 'make kernel') after every patch, out of tree in BISECT_O.  The last
+# patch is built first, so that ccache has it all from 'make kernel'
+# (same relative layout, CCACHE_BASEDIR), then the others newest first,
+# each an incremental build of what that patch changes.
 set -euo pipefail
 
 repo=$(cd "$1" && pwd)
-g=$2 out=$3 bisect=${4:-}
+g=$2 out=$3 bisect=${4:-} kconfig=${5:-}
 tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 die() { echo "mkseries: $*" >&2; exit 1; }
 say() { echo "== patches: $*"; }
@@ -102,7 +106,7 @@ rm -rf "$out"
 mkdir -p "$out"
 gg format-patch -q --cover-letter -o "$out" xen-timer-base..HEAD
 cover=$(ls "$out"/0000-cover-letter.patch)
-table=$(ls -t "$repo"/build/results/matrix-*-summary.txt 2>/dev/null | head -n 1 || true)
+table=$(ls -t "${RESULTS:-$repo/build/results}"/matrix-*-summary.txt 2>/dev/null | head -n 1 || true)
 python3 - "$cover" "${table:-}" <<'PY'
 import sys
 path, table = sys.argv[1], sys.argv[2]
@@ -157,16 +161,19 @@ gg diff --quiet xen-timer-series HEAD || die "git am of the series does not give
 say "git am applies all $n to the pristine base"
 
 [ -n "$bisect" ] || exit 0
+[ -f "$kconfig" ] || die "no kernel configuration '$kconfig': run 'make kernel' first"
 mkdir -p "$bisect"
 k=0
-for c in $(gg rev-list --reverse xen-timer-base..xen-timer-series); do
+start=$(date +%s)
+for c in $(gg rev-list xen-timer-base..xen-timer-series); do
 	k=$((k + 1))
+	i=$((n - k + 1))
 	gg checkout -q -f "$c"
-	cp "$repo/build/x86_64/.config" "$bisect/.config" 2>/dev/null ||
-		die "no build/x86_64/.config: run 'make kernel' first"
-	say "[$k/$n] building $(gg log -1 --format=%s "$c")"
+	cp "$kconfig" "$bisect/.config"
+	say "bisect [$k/$n] building after patch $i: $(gg log -1 --format=%s "$c") ($(($(date +%s) - start)) s)"
 	make -s -C "$g" O="$bisect" ARCH=x86_64 olddefconfig >/dev/null
 	make -s -C "$g" O="$bisect" ARCH=x86_64 CC="${KCC:-gcc}" -j"$(nproc)" bzImage >/dev/null 2>"$bisect/err.log" ||
-		{ tail -n 20 "$bisect/err.log"; die "the kernel does not build after patch $k"; }
+		{ tail -n 20 "$bisect/err.log"; die "the kernel does not build after patch $i"; }
 done
-say "the x86_64 guest kernel builds after each of the $n patches"
+gg checkout -q -f xen-timer-series
+say "the x86_64 guest kernel builds after each of the $n patches ($(($(date +%s) - start)) s)"

@@ -4,9 +4,11 @@
 # prepare-tree.sh REPO KDIR
 #
 # Makes KDIR a Linux tree carrying this suite: unpacks Debian's
-# linux-source-6.12 into KDIR when KDIR does not exist yet, applies
-# REPO/patches/*.patch (git am in a git work tree, patch -p1 otherwise)
-# and copies the suite's new files to their kernel paths.
+# linux-source-X.Y into KDIR when KDIR does not exist yet (X.Y from KDIR's
+# name, linux-X.Y or linux-source-X.Y, else 6.12; TARBALL= overrides),
+# applies the series of the tree's version (REPO/patches/*.patch for 6.12 and
+# later, REPO/patches/6.1/*.patch for 6.1; git am in a git work tree, patch -p1
+# otherwise) and copies the suite's new files to their kernel paths.
 #
 # Idempotent: patches already in the tree are skipped and files are only
 # copied when they differ, so a second run touches nothing and triggers
@@ -17,13 +19,14 @@ set -euo pipefail
 
 repo=$(cd "$1" && pwd)
 kdir=$2
-tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+ver=$(basename "$kdir" | sed -n 's/^linux-\(source-\)\{0,1\}\([0-9]*\.[0-9]*\)$/\2/p')
+tarball=${TARBALL:-/usr/src/linux-source-${ver:-6.12}.tar.xz}
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 say() { echo "prepare-tree: $*"; }
 
 if [ ! -e "$kdir" ]; then
-	[ -f "$tarball" ] || die "$tarball missing: run 'make deps' (apt-get install linux-source-6.12)"
+	[ -f "$tarball" ] || die "$tarball missing: run 'make deps' (apt-get install $(basename "$tarball" .tar.xz))"
 	say "unpacking $(basename "$tarball") into $kdir (about a minute)"
 	tmp=$kdir.unpack.$$
 	rm -rf "$tmp" && mkdir -p "$tmp"
@@ -37,6 +40,14 @@ fi
 kdir=$(cd "$kdir" && pwd)
 [ -f "$kdir/Makefile" ] && [ -d "$kdir/arch/x86/xen" ] ||
 	die "$kdir is not a Linux source tree"
+
+# The series for this tree's version.
+kver=$(awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {p = $3} END {print v "." p}' "$kdir/Makefile")
+case $kver in
+6.1) series=$repo/patches/6.1 ;;
+[0-5].* | 6.[02-9]) die "$kdir is Linux $kver: the suite has patches for 6.1 and for 6.12 and later" ;;
+*) series=$repo/patches ;;
+esac
 
 is_git=0
 if [ -e "$kdir/.git" ] && [ "$(git -C "$kdir" rev-parse --show-toplevel 2>/dev/null)" = "$kdir" ]; then
@@ -64,7 +75,7 @@ mkdir -p "$state"
 p_apply() { (cd "$kdir" && patch -p1 --forward -s --no-backup-if-mismatch <"$1"); }
 p_revert() { (cd "$kdir" && patch -p1 -R -s --no-backup-if-mismatch <"$1"); }
 
-mapfile -t want < <(ls "$repo"/patches/*.patch 2>/dev/null)
+mapfile -t want < <(ls "$series"/*.patch 2>/dev/null)
 total=${#want[@]}
 applied_here=()
 reverted_here=()
@@ -137,16 +148,19 @@ for p in "${want[@]}"; do
 	fi
 	f=$(failing_file "$p") || true
 	rollback
-	die "patches/$name does not apply to ${f:-the tree} in $kdir; tree left as it was"
+	die "${series#"$repo"/}/$name does not apply to ${f:-the tree} in $kdir; tree left as it was"
 done
 
 # New files, at their kernel paths.  Since v6.13 symbol namespaces are
 # string literals: the KUnit suite is adapted to such a tree on the way.
+# Before v6.11 the default slop was 100000 ns, and the 6.1 series keeps it.
 string_ns=0
 grep -q 'MODULE_INFO(import_ns, ns)' "$kdir/include/linux/module.h" && string_ns=1
 render() {
 	if [ $string_ns = 1 ] && [ "$1" = lib/xen_timer_slop_kunit.c ]; then
 		sed 's/^MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);/MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");/' "$repo/$1"
+	elif [ "$kver" = 6.1 ] && [ "$1" = include/linux/xen_timer_slop.h ]; then
+		sed 's/^#define XEN_TIMER_SLOP_DEFAULT_NS\t1$/#define XEN_TIMER_SLOP_DEFAULT_NS\t100000/' "$repo/$1"
 	else
 		cat "$repo/$1"
 	fi
@@ -162,4 +176,4 @@ while IFS= read -r f; do
 	fi
 done < <(cd "$repo" && find lib include tools -type f | sort)
 
-say "$kdir ready: $total patches ($((total - ${#applied_here[@]})) already in), $copied files copied"
+say "$kdir (Linux $kver) ready: $total patches ($((total - ${#applied_here[@]})) already in), $copied files copied"
