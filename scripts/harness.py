@@ -153,43 +153,46 @@ class Boot:
         return self.lines[-n:]
 
 
-def blocks(lines):
-    """The "@@XT BEGIN name" .. "@@XT END name rc" blocks of a console log."""
+def sections(lines, begin, end, rc_of, strip=lambda line: line):
+    """Named sections of a console: from a line matching BEGIN to the line
+    matching END with the same (?P<name>), with rc_of(match of END)."""
     out, cur, name = {}, None, None
     for line in lines:
-        m = re.match(r'@@XT BEGIN (\S+)$', line)
+        m = re.match(begin, line)
         if m:
-            name, cur = m.group(1), []
+            name, cur = m.group('name'), []
             continue
-        m = re.match(r'@@XT END (\S+) (-?\d+)$', line)
-        if m and cur is not None and m.group(1) == name:
-            out[name] = {'lines': cur, 'rc': int(m.group(2))}
+        m = re.match(end, line)
+        if m and cur is not None and m.group('name') == name:
+            out[name] = {'lines': cur, 'rc': rc_of(m)}
             cur = None
             continue
         if cur is not None:
-            cur.append(line)
+            cur.append(strip(line))
     return out
+
+
+def blocks(lines):
+    """The "@@XT BEGIN name" .. "@@XT END name rc" blocks of a console log."""
+    return sections(lines, r'@@XT BEGIN (?P<name>\S+)$',
+                    r'@@XT END (?P<name>\S+) (?P<rc>-?\d+)$', lambda m: int(m.group('rc')))
 
 
 def kselftest_tests(lines, collection='xen_timer'):
     """Split run_kselftest.sh output into the tests of a collection (a
     regular expression): the nested KTAP of each (the runner's "# " prefix
     taken off) and an exit code from its result line (0 ok, 4 skip, 1 not ok)."""
-    out, cur, name = {}, None, None
-    for line in lines:
-        m = re.match(rf'# selftests: {collection}: (\S+)$', line)
-        if m:
-            name, cur = m.group(1), []
-            continue
-        m = re.match(rf'(not ok|ok) \d+ selftests: {collection}: (\S+)(.*)$', line)
-        if m and cur is not None and m.group(2) == name:
-            rc = 1 if m.group(1) == 'not ok' else 4 if re.search(r'#\s*SKIP', m.group(3)) else 0
-            out[name] = {'lines': cur, 'rc': rc}
-            cur = None
-            continue
-        if cur is not None:
-            cur.append(line[2:] if line.startswith('# ') else line[1:] if line == '#' else line)
-    return out
+    def rc(m):
+        if m.group('result') == 'not ok':
+            return 1
+        return 4 if re.search(r'#\s*SKIP', m.group('rest')) else 0
+
+    def strip(line):
+        return line[2:] if line.startswith('# ') else line[1:] if line == '#' else line
+
+    return sections(lines, rf'# selftests: {collection}: (?P<name>\S+)$',
+                    rf'(?P<result>not ok|ok) \d+ selftests: {collection}: (?P<name>\S+)(?P<rest>.*)$',
+                    rc, strip)
 
 
 def ktap_parse_ok(kunit_py, path):
