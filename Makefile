@@ -138,14 +138,19 @@ xen: deps
 host-tests: deps
 	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests all fuzz
 
+# Boots of our kernel (or a mutant) as make check runs them: KUnit at boot,
+# the selftests, Xen's default timer_slop.  boot-check and the reliability
+# targets share it, so that the figures are those of make check's settings.
+BOOT_HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --initrd $(INITRD) \
+	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
+	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
+	--samples 200 --oneshot 100 --vcpus 2 --timeout "$(TIMEOUT)" \
+	--lat-opts "$(LAT_OPTS)" --out $(RESULTS)
+
 # Our kernel under Xen: KUnit at boot and the selftests, two configs.
 boot-check: deps xen kernel initramfs
-	$(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(BZIMAGE) \
-		--initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
-		--xen-slops default --guest-slops "default 100000" --no-default-config \
-		--intervals "$(INTERVALS)" --samples 200 --oneshot 100 --vcpus 2 \
-		--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" \
-		--out $(RESULTS) --name boot-check-$(KVER)
+	$(BOOT_HARNESS) --kernel $(BZIMAGE) --guest-slops "default 100000" \
+		--name boot-check-$(KVER)
 
 # The contribution as one series with a cover letter, checked against the
 # pristine base; BISECT=1 also builds the x86_64 kernel after every patch.
@@ -158,11 +163,7 @@ patches: deps
 # misses: each scripts/mutant.sh kernel, whose slop is not in effect.
 RUNS    ?= 20
 MUTANTS ?= ignored forced bypassed
-REL_HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --initrd $(INITRD) \
-	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
-	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
-	--samples 200 --oneshot 100 --vcpus 2 --timeout "$(TIMEOUT)" \
-	--lat-opts "$(LAT_OPTS)" --repeat $(RUNS) --out $(RESULTS)
+REL_HARNESS = $(BOOT_HARNESS) --repeat $(RUNS)
 
 false-failures: deps xen kernel initramfs
 	@command -v stress-ng >/dev/null || { echo "stress-ng missing: run make deps" >&2; exit 1; }
