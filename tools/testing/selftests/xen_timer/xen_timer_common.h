@@ -40,7 +40,8 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 /*
  * Skip the whole test, before any plan: a plan of one, that one result
  * skipped and exit code KSFT_SKIP, because the "1..0 # SKIP" of
- * ksft_exit_skip() is an error to kunit.py parse.
+ * ksft_exit_skip() is an error to kunit.py parse.  For a test that cannot
+ * tell its result names; see xt_exit_skip_all().
  */
 #define xt_exit_skip(name, fmt, ...)				\
 	do {							\
@@ -48,6 +49,26 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 		xt_test_skip(name, fmt, ##__VA_ARGS__);		\
 		ksft_print_cnts();				\
 		exit(KSFT_SKIP);				\
+	} while (0)
+
+/* Longest result name, NUL included */
+#define XT_NAME_LEN	32
+
+/*
+ * Skip the whole test under the names its results have when it runs, so
+ * that CI bots, which track results by name, see the same names whether
+ * the test passes, fails or skips: a plan of @n, every name in
+ * @names[][XT_NAME_LEN] skipped with the reason, exit code KSFT_SKIP.
+ */
+#define xt_exit_skip_all(names, n, fmt, ...)				\
+	do {								\
+		int __i;						\
+									\
+		ksft_set_plan(n);					\
+		for (__i = 0; __i < (n); __i++)				\
+			xt_test_skip((names)[__i], fmt, ##__VA_ARGS__);	\
+		ksft_print_cnts();					\
+		exit(KSFT_SKIP);					\
 	} while (0)
 
 #endif

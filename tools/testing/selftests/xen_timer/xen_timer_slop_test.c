@@ -6,6 +6,9 @@
  * is "xen", that device must be the CPU's current clockevent, and its
  * min_delta_ns in /proc/timer_list must be the slop the kernel command line
  * asks for (or the kernel's default, or --expect-ns).
+ *
+ * The results are named "cpuN_min_delta_ns" whether they pass, fail or
+ * skip; the values are in a "# XT_CPU key=value ..." diagnostic per CPU.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,60 @@ static void die_usage(const char *prog)
 	fprintf(stderr, "usage: %s [--expect-ns N]  (N: 0..%llu)\n", prog,
 		(unsigned long long)XT_MAX_DELTA_NS);
 	exit(KSFT_FAIL);
+}
+
+/*
+ * One result per online CPU, named "cpuN_min_delta_ns" whatever happens;
+ * what was measured goes to diagnostics, one "# XT_CPU" line per CPU.
+ */
+static char names[XT_MAX_CPUS][XT_NAME_LEN];
+static int nnames;
+
+/* Skip under the per-CPU names when the online CPUs are known. */
+#define skip_test(fmt, ...)						\
+	do {								\
+		if (nnames > 0)						\
+			xt_exit_skip_all(names, nnames, fmt, ##__VA_ARGS__); \
+		xt_exit_skip(TEST_NAME, fmt, ##__VA_ARGS__);		\
+	} while (0)
+
+static void check_cpu(int cpu, const char *name, const struct xt_tick_dev *devs,
+		      int n, uint64_t expect)
+{
+	const struct xt_tick_dev *d = NULL;
+	char path[96], *cur;
+	bool pass = false;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (devs[i].cpu == cpu)
+			d = &devs[i];
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/clockevents/clockevent%d/current_device", cpu);
+	cur = xt_read_file(path);
+	if (cur)
+		cur[strcspn(cur, "\n")] = '\0';
+
+	ksft_print_msg("XT_CPU cpu=%d device=%s current=%s min_delta_ns=%lld expected_ns=%llu\n",
+		       cpu, d ? d->name : "missing", cur ? cur : "unreadable",
+		       d && d->has_min ? (long long)d->min_delta_ns : -1LL,
+		       (unsigned long long)expect);
+	if (!d || strcmp(d->name, "xen"))
+		ksft_print_msg("cpu%d: tick device is %s, not xen\n", cpu,
+			       d ? d->name : "missing");
+	else if (!d->has_min)
+		ksft_print_msg("cpu%d: xen device without min_delta_ns\n", cpu);
+	else if (!cur || strcmp(cur, "xen"))
+		ksft_print_msg("cpu%d: current clockevent is %s, not xen\n", cpu,
+			       cur ? cur : "unreadable");
+	else if (d->min_delta_ns != expect)
+		ksft_print_msg("cpu%d: xen min_delta_ns %llu, expected %llu\n", cpu,
+			       (unsigned long long)d->min_delta_ns,
+			       (unsigned long long)expect);
+	else
+		pass = true;
+	ksft_test_result(pass, "%s\n", name);
+	free(cur);
 }
 
 int main(int argc, char **argv)
@@ -58,64 +115,40 @@ int main(int argc, char **argv)
 		die_usage(argv[0]);
 
 	ksft_print_header();
-	if (!xt_on_xen(&how))
-		xt_exit_skip(TEST_NAME, "not running on Xen: %s\n", how);
-	ksft_print_msg("on Xen: %s\n", how);
-	if (geteuid())
-		xt_exit_skip(TEST_NAME, "needs root to read /proc/timer_list\n");
-	text = xt_read_file("/proc/timer_list");
-	if (!text)
-		xt_exit_skip(TEST_NAME, "/proc/timer_list unreadable: %s\n", strerror(errno));
 	cpus = xt_read_file("/sys/devices/system/cpu/online");
 	if (!cpus)
 		xt_exit_skip(TEST_NAME, "/sys/devices/system/cpu/online unreadable\n");
+	ncpu = xt_parse_cpulist(cpus, online);
+	if (ncpu < 0)
+		ksft_exit_fail_msg("cannot parse online CPU list '%s'\n", cpus);
+	for (cpu = 0; cpu < XT_MAX_CPUS; cpu++)
+		if (online[cpu])
+			snprintf(names[nnames++], XT_NAME_LEN, "cpu%d_min_delta_ns", cpu);
+
+	if (!xt_on_xen(&how))
+		skip_test("not running on Xen: %s\n", how);
+	ksft_print_msg("on Xen: %s\n", how);
+	if (geteuid())
+		skip_test("needs root to read /proc/timer_list\n");
+	text = xt_read_file("/proc/timer_list");
+	if (!text)
+		skip_test("/proc/timer_list unreadable: %s\n", strerror(errno));
 
 	if (have_expect)
 		snprintf(why, sizeof(why), "--expect-ns");
 	else if (xt_expected_slop(&expect, why, sizeof(why)))
-		xt_exit_skip(TEST_NAME, "%s\n", why);
+		skip_test("%s\n", why);
 	ksft_print_msg("expected slop %llu ns: %s\n",
 		       (unsigned long long)expect, why);
 
-	ncpu = xt_parse_cpulist(cpus, online);
-	if (ncpu < 0)
-		ksft_exit_fail_msg("cannot parse online CPU list '%s'\n", cpus);
 	n = xt_parse_timer_list(text, devs, XT_MAX_CPUS);
 	if (n < 0)
 		ksft_exit_fail_msg("/proc/timer_list is malformed\n");
 
-	ksft_set_plan(ncpu);
-	for (cpu = 0; cpu < XT_MAX_CPUS; cpu++) {
-		struct xt_tick_dev *d = NULL;
-		char path[96], *cur;
-		bool cur_xen;
-		int i;
-
-		if (!online[cpu])
-			continue;
-		for (i = 0; i < n; i++)
-			if (devs[i].cpu == cpu)
-				d = &devs[i];
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/clockevents/clockevent%d/current_device", cpu);
-		cur = xt_read_file(path);
-		cur_xen = cur && !strcmp(cur, "xen\n");
-
-		if (!d || strcmp(d->name, "xen"))
-			ksft_test_result_fail("cpu%d: tick device is %s, not xen\n",
-					      cpu, d ? d->name : "missing");
-		else if (!d->has_min)
-			ksft_test_result_fail("cpu%d: xen device without min_delta_ns\n", cpu);
-		else if (!cur_xen)
-			ksft_test_result_fail("cpu%d: current clockevent is %s, not xen\n",
-					      cpu, cur ? strtok(cur, "\n") : "unreadable");
-		else
-			ksft_test_result(d->min_delta_ns == expect,
-					 "cpu%d: xen min_delta_ns %llu, expected %llu\n", cpu,
-					 (unsigned long long)d->min_delta_ns,
-					 (unsigned long long)expect);
-		free(cur);
-	}
+	ksft_set_plan(nnames);
+	for (cpu = 0, c = 0; cpu < XT_MAX_CPUS; cpu++)
+		if (online[cpu])
+			check_cpu(cpu, names[c++], devs, n, expect);
 	free(text);
 	free(cpus);
 	ksft_finished();
