@@ -33,7 +33,7 @@ def main():
         streams.append((f'{os.path.basename(path)}: {test}', sub))
     bad = 0
     for name, f in streams:
-        ok, text = harness.ktap_parse_ok(kunit_py, f)
+        ok, text, _ = harness.ktap_parse(kunit_py, f)
         print(f'ktap_check: {name}: kunit.py parse: {text}')
         bad += not ok
     sys.exit(1 if bad else 0)
