@@ -23,6 +23,12 @@ SAMPLES     ?= 1000
 ONESHOT     ?= 200
 VCPUS       ?= 2
 TIMEOUT     ?= 300
+# QEMU acceleration: auto boots Xen once under KVM and falls back to TCG
+# with the reason when /dev/kvm is missing or cannot run Xen; kvm insists.
+ACCEL       ?= auto
+ifeq ($(filter auto kvm tcg,$(ACCEL)),)
+$(error ACCEL must be auto, kvm or tcg, not '$(ACCEL)')
+endif
 # Guest kernel: debian (Debian's prebuilt 6.12, no build) or build (ours).
 GUEST       ?= debian
 # Thresholds of check (b) under QEMU without KVM, where every short sleep
@@ -66,7 +72,8 @@ endif
 HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --kernel $(GUEST_KERNEL) \
 	--initrd $(INITRD) --intervals "$(INTERVALS)" \
 	--samples "$(SAMPLES)" --oneshot "$(ONESHOT)" --vcpus "$(VCPUS)" \
-	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE)
+	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE) \
+	--accel $(ACCEL)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
@@ -145,7 +152,7 @@ BOOT_HARNESS = $(PYTHON) scripts/harness.py --xen $(XEN_ELF) --initrd $(INITRD) 
 	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
 	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
 	--samples 200 --oneshot 100 --vcpus 2 --timeout "$(TIMEOUT)" \
-	--lat-opts "$(LAT_OPTS)" --out $(RESULTS)
+	--lat-opts "$(LAT_OPTS)" --out $(RESULTS) --accel $(ACCEL)
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs.
 boot-check: deps xen kernel initramfs

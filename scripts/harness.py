@@ -19,7 +19,10 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+
+import xt_kunit
 
 DEFAULT = 'default'
 
@@ -54,6 +57,83 @@ def int_list(text, name, lo, hi):
     return out
 
 
+# QEMU's acceleration.  A /dev/kvm does not mean KVM can run Xen: on some
+# hosts QEMU aborts ("kvm_buf_set_msrs" assertion with -cpu host) or Xen
+# faults at its first instructions.  So ACCEL=auto boots Xen once under
+# KVM, with a dummy dom0 module, and takes KVM only if Xen brings up its
+# CPUs (then panics for want of a dom0 kernel, 1.4 s under TCG here).
+KVM_ARGS = ['-enable-kvm', '-cpu', 'host']
+PROBE_SECONDS = 30
+PROBE_OK = re.compile(r'\(XEN\) Brought up \d+ CPUs')
+
+
+def kvm_probe(xen, vcpus):
+    """Boot Xen under KVM until it has brought up its CPUs: (ok, why)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dummy = os.path.join(tmp, 'dummy-dom0')
+        with open(dummy, 'wb') as f:
+            f.write(bytes(4096))
+        cmd = ['qemu-system-x86_64', *KVM_ARGS, '-kernel', xen,
+               '-append', 'console=com1 noreboot', '-initrd', dummy, '-m', '256',
+               '-smp', str(vcpus), '-nographic', '-serial', 'stdio', '-monitor', 'none',
+               '-no-reboot']
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return False, f'cannot run QEMU: {e.strerror}'
+        last, buf, ok = '', b'', False
+        try:
+            while time.monotonic() - start < PROBE_SECONDS:
+                ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+                if not ready:
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                *done, buf = buf.split(b'\n')
+                for raw in done:
+                    line = raw.decode('utf-8', 'replace').strip()
+                    if line:
+                        last = line
+                    if PROBE_OK.search(line):
+                        ok = True
+                if ok:
+                    break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()
+        secs = time.monotonic() - start
+        if ok:
+            return True, f'Xen brought up its CPUs under KVM in {secs:.1f} s'
+        if proc.returncode is not None and proc.returncode != -9:
+            return False, f'QEMU exited {proc.returncode} after {secs:.1f} s: {last[-160:] or "no output"}'
+        return False, (f'Xen did not bring up its CPUs under KVM in {PROBE_SECONDS} s'
+                       f' (last line: {last[-120:] or "none"})')
+
+
+def choose_accel(mode, xen, vcpus):
+    """ACCEL=auto|kvm|tcg -> (QEMU arguments, 'kvm' or 'tcg', why)."""
+    if mode == 'tcg':
+        return [], 'tcg', 'ACCEL=tcg'
+    dev = os.environ.get('XT_KVM_DEV', '/dev/kvm')
+    if not os.path.exists(dev):
+        ok, why = False, f'{dev} missing'
+    elif not os.access(dev, os.R_OK | os.W_OK):
+        ok, why = False, f'{dev} not readable and writable'
+    else:
+        ok, why = kvm_probe(xen, vcpus)
+    if ok:
+        return KVM_ARGS, 'kvm', f'ACCEL={mode}: {why}'
+    if mode == 'kvm':
+        die(f'ACCEL=kvm, but KVM cannot run Xen here: {why}')
+    return [], 'tcg', f'ACCEL=auto fell back to TCG: {why}'
+
+
 def label(xen, guest):
     x = 'default, 50000' if xen == DEFAULT else str(xen)
     g = 'default' if guest == DEFAULT else str(guest)
@@ -83,7 +163,7 @@ class Boot:
         self.guest_cmdline = ' '.join(guest)
         # QEMU splits -initrd at commas: the guest command line must have none.
         initrd = f'{args.kernel} {self.guest_cmdline.replace(",", ",,")},{args.initrd}'
-        accel = ['-enable-kvm', '-cpu', 'host'] if os.access('/dev/kvm', os.W_OK) else []
+        accel = args.accel_args
         pin = ['taskset', '-c', args.taskset] if args.taskset else []
         self.cmd = [*pin, 'qemu-system-x86_64', *accel, '-kernel', args.xen, '-append', xen_cmd,
                     '-initrd', initrd, '-m', '1024', '-smp', str(args.vcpus),
@@ -195,27 +275,30 @@ def kselftest_tests(lines, collection='xen_timer'):
                     rc, strip)
 
 
-def ktap_parse_ok(kunit_py, path):
-    """Does the tree's kunit.py parse this KTAP file without an error?"""
-    _, text, out = kunit_parse(kunit_py, path, 1)
-    ok = 'Testing complete' in out and not re.search(r'\[ERROR\]|could not find|Traceback', out)
-    return ok, text if ok else f'parse error: {text}'
+def ktap_parse(kunit_py, path, min_cases=1):
+    """The tree's kunit.py parse of a KTAP file, read from its JSON:
+    (ok, summary, names of the results)."""
+    p = xt_kunit.Parsed(kunit_py, path)
+    ok = p.ok(min_cases)
+    text = p.text(min_cases)
+    return ok, text if ok else f'parse error: {text}', p.names()
 
 
 def ktap_results(lines):
+    """The top-level results of a KTAP stream: name, verdict, and for a
+    skip its reason."""
     res = []
     for line in lines:
-        m = re.match(r'(not ok|ok) \d+ (.*)$', line)
+        m = re.match(r'(not ok|ok) \d+ ([^#]*?)\s*(?:#\s*(\S+)\s*(.*))?$', line)
         if m:
-            desc = m.group(2)
             verdict = 'pass' if m.group(1) == 'ok' else 'fail'
-            if re.search(r'#\s*SKIP\b', desc):
-                verdict = 'skip'
-                desc = re.sub(r'\s*#\s*SKIP\s*', ': ', desc).strip(': ')
-            res.append({'verdict': verdict, 'desc': desc})
+            r = {'verdict': verdict, 'name': m.group(2)}
+            if m.group(3) and m.group(3).upper() == 'SKIP':
+                r.update(verdict='skip', reason=m.group(4))
+            res.append(r)
         m = re.match(r'1\.\.0 # SKIP (.*)', line)
         if m:
-            res.append({'verdict': 'skip', 'desc': m.group(1)})
+            res.append({'verdict': 'skip', 'name': '', 'reason': m.group(1)})
     return res
 
 
@@ -250,23 +333,6 @@ def cyclictest_stats(lines, spike_us):
             'overflows': st.get('overflows', 0)}
 
 
-def kunit_parse(kunit_py, log_path, min_cases):
-    """Run the tree's kunit.py parse on a console log: (ok, summary)."""
-    p = subprocess.run([sys.executable, kunit_py, 'parse', log_path],
-                       capture_output=True, text=True)
-    out = p.stdout + p.stderr
-    summary = [l for l in out.splitlines() if 'Testing complete' in l or 'ERROR' in l]
-    m = re.search(r'Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?', out)
-    ok = (p.returncode == 0 and m is not None and not m.group(3) and
-          int(m.group(1)) >= min_cases)
-    text = 'kunit.py parse found no KTAP'
-    if summary:
-        text = re.sub(r'\x1b\[[0-9;]*m|^\[[0-9:]+\] ', '', summary[-1]).strip()
-    if m and int(m.group(1)) < min_cases:
-        text += f' (fewer than the {min_cases} required)'
-    return ok, text, out
-
-
 def evaluate(boot, args, outdir, idx):
     log = os.path.join(outdir, f'console-{idx}.log')
     with open(log, 'w') as f:
@@ -276,7 +342,7 @@ def evaluate(boot, args, outdir, idx):
          'xen_slop': boot.xen_slop,
          'guest_slop': boot.guest_slop, 'guest_cmdline': boot.guest_cmdline,
          'status': boot.status, 'seconds': round(boot.seconds, 1), 'console': log,
-         'verdicts': [], 'intervals': {}, 'ok': boot.status == 'ok'}
+         'verdicts': [], 'intervals': {}, 'ok': boot.status == 'ok', 'names': []}
     if not r['ok']:
         r['last_lines'] = boot.tail()
     b = blocks(boot.lines)
@@ -300,8 +366,9 @@ def evaluate(boot, args, outdir, idx):
         path = os.path.join(outdir, f'ktap-{idx}-run_kselftest.txt')
         with open(path, 'w') as f:
             f.write('\n'.join(ks['lines']) + '\n')
-        ok, text = ktap_parse_ok(args.kunit_py, path)
+        ok, text, names = ktap_parse(args.kunit_py, path)
         r.setdefault('ktap_parse', {})['run_kselftest.sh'] = text
+        r['names'] += [f'run_kselftest.sh.{n}' for n in names]
         if not ok:
             r['ok'] = False
     b.update(kselftest_tests(ks['lines']))
@@ -316,8 +383,9 @@ def evaluate(boot, args, outdir, idx):
             ktap = os.path.join(outdir, f'ktap-{idx}-{test}.txt')
             with open(ktap, 'w') as f:
                 f.write('\n'.join(b[test]['lines']) + '\n')
-            ok, text = ktap_parse_ok(args.kunit_py, ktap)
+            ok, text, names = ktap_parse(args.kunit_py, ktap)
             r.setdefault('ktap_parse', {})[test] = text
+            r['names'] += [f'{test}.{n}' for n in names]
             if not ok:
                 r['ok'] = False
         res = ktap_results(b[test]['lines'])
@@ -335,6 +403,8 @@ def evaluate(boot, args, outdir, idx):
                     'p999_us': d['p999_ns'] / 1e3, 'spikes': int(d.get('over', d['spikes']))}
             if 'XT_SLOP ' in line:
                 r['slop_check'] = kv(line)
+            if 'XT_CPU ' in line:
+                r.setdefault('cpus', []).append(dict(re.findall(r'(\w+)=(\S+)', line)))
     for i in args.intervals:
         name = f'cyclictest-{i}'
         if name in b:
@@ -349,8 +419,9 @@ def evaluate(boot, args, outdir, idx):
                 if line.startswith('@@XT BEGIN-GUEST'):
                     break
                 f.write(line + '\n')
-        ok, summary, _ = kunit_parse(args.kunit_py, klog, args.kunit_min)
-        r['kunit'] = {'ok': ok, 'summary': summary}
+        ok, summary, names = ktap_parse(args.kunit_py, klog, args.kunit_min)
+        r['kunit'] = {'ok': ok, 'summary': summary.replace('parse error: ', '')}
+        r['names'] += [f'kunit.{n}' for n in names]
         if not ok:
             r['ok'] = False
     return r
@@ -366,6 +437,7 @@ def fmt(v, nd=0):
 
 def print_table(results, args, out):
     w = out.write
+    w(f'# QEMU accel: {args.accel_desc}\n')
     for r in results:
         w('\n##############################\n\n')
         w(f'# Timer Slop: {r["config"]}\n')
@@ -389,7 +461,8 @@ def print_table(results, args, out):
               f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
         w('\n# verdicts\n')
         for v in r['verdicts']:
-            w(f'{v["verdict"].upper():<5} {v["test"]}: {v["desc"]}\n')
+            why = f' # SKIP {v["reason"]}' if v.get('reason') else ''
+            w(f'{v["verdict"].upper():<5} {v["test"]}: {v["name"]}{why}\n')
         if 'kunit' in r:
             w(f'{"PASS" if r["kunit"]["ok"] else "FAIL":<5} KUnit at boot: {r["kunit"]["summary"]}\n')
         for test, text in r.get('ktap_parse', {}).items():
@@ -414,10 +487,24 @@ def detectors(r):
         found.append('KUnit at boot')
     for v in r['verdicts']:
         if v['verdict'] == 'fail':
-            check = re.sub(r'^cpu\d+: ', 'cpuN: ', v['desc'].split(',')[0])
-            check = re.sub(r'\d+(\.\d+)?', 'N', check)
-            found.append(f'{v["test"]}: {check}')
+            found.append(f'{v["test"]}: {re.sub(r"^cpu[0-9]+_", "cpuN_", v["name"])}')
     return sorted(set(found))
+
+
+def name_differences(results):
+    """CI bots track results by name across runs, so every boot of a run
+    must report the same result names, whatever its verdicts.  Compares
+    the boots that reached their end marker with the first of them:
+    one line per boot whose names differ."""
+    done = [r for r in results if r['status'] == 'ok']
+    out = []
+    for r in done[1:]:
+        ref, got = set(done[0]['names']), set(r['names'])
+        if got != ref:
+            miss, extra = sorted(ref - got), sorted(got - ref)
+            out.append(f'{r["config"]}: {len(miss)} names missing ({", ".join(miss[:3])}), '
+                       f'{len(extra)} new ({", ".join(extra[:3])}) against {done[0]["config"]}')
+    return out
 
 
 def repeat_table(results, repeat):
@@ -437,7 +524,7 @@ def repeat_table(results, repeat):
     return '\n'.join(lines) + '\n'
 
 
-def params_table(results, kernel):
+def params_table(results, kernel, accel):
     """One line per boot of --params-file: what the kernel made of the value."""
     width = max(len(r['config']) for r in results) + 2
     lines = [f'{"parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
@@ -449,7 +536,8 @@ def params_table(results, kernel):
         md = r.get('min_delta_ns', '-')
         log = '; '.join(re.sub(r'^\[[ 0-9.]+\] ', '', l) for l in r.get('dmesg', [])) or '-'
         lines.append(f'{r["config"]:<{width}}{md:>14}  {boot:<22} {log}')
-    return f'# guest kernel: {kernel}\n' + '\n'.join(lines) + '\n'
+    return (f'# guest kernel: {kernel}, QEMU accel: {accel}\n' +
+            '\n'.join(lines) + '\n')
 
 
 def summary_table(results, args):
@@ -462,7 +550,8 @@ def summary_table(results, args):
     names = ('min', 'avg', 'max', 'p99', f'>{args.spike_us}', 'n')
     head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
     width = max(len(r['config']) for r in results) + 2
-    lines = [f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
+    lines = [f'# QEMU accel: {args.accel_desc}',
+             f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
              f'{"config":<{width}}{"":>7}  {head}   {head}']
     for r in results:
         for i in args.intervals:
@@ -546,6 +635,8 @@ def main():
                     help='boot every config this many times and count what flagged each')
     ap.add_argument('--expect-flagged', action='store_true',
                     help='a broken kernel: succeed only if every boot was flagged')
+    ap.add_argument('--accel', default='auto', choices=('auto', 'kvm', 'tcg'),
+                    help='QEMU acceleration; auto probes KVM with a short Xen boot')
     ap.add_argument('--taskset', default='',
                     help='host CPUs to pin QEMU to (taskset -c)')
     args = ap.parse_args()
@@ -584,9 +675,12 @@ def main():
     configs = [c for c in configs for _ in range(args.repeat)]
     args.out = os.path.abspath(args.out)
     os.makedirs(args.out, exist_ok=True)
-    accel = 'KVM' if os.access('/dev/kvm', os.W_OK) else 'TCG, no KVM'
+    args.accel_args, accel, accel_why = choose_accel(args.accel, args.xen, args.vcpus)
+    args.accel_desc = f'{accel.upper()} ({accel_why})'
+    print(f'harness: QEMU accel {args.accel_desc}', flush=True)
     print(f'harness: {len(configs)} configs, guest {os.path.basename(args.kernel)}, '
-          f'{args.vcpus} vCPUs, {args.samples} samples per interval, QEMU {accel}', flush=True)
+          f'{args.vcpus} vCPUs, {args.samples} samples per interval, QEMU {accel.upper()}',
+          flush=True)
     t0 = time.monotonic()
     results = []
     for k, (x, g, params) in enumerate(configs, 1):
@@ -608,13 +702,19 @@ def main():
         print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({why}) in {boot.seconds:.0f} s',
               flush=True)
     total = time.monotonic() - t0
+    renamed = name_differences(results)
+    for line in renamed:
+        print(f'harness: result names differ: {line}')
+    if len({len(r['names']) for r in results if r['status'] == 'ok'}) == 1 and not renamed:
+        n = next(len(r['names']) for r in results if r['status'] == 'ok')
+        print(f'harness: the same {n} result names in every finished boot')
 
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
         print_table(results, args, f)
     png = None
     if args.params_file:
-        table = params_table(results, os.path.basename(args.kernel))
+        table = params_table(results, os.path.basename(args.kernel), args.accel_desc)
         with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
             f.write(table)
     else:
@@ -630,11 +730,12 @@ def main():
             f.write(rtable)
         print(rtable)
     summary = {'name': args.name, 'guest_kernel': os.path.basename(args.kernel),
-               'accel': accel, 'vcpus': args.vcpus, 'samples': args.samples,
+               'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus, 'samples': args.samples,
                'intervals': args.intervals, 'seconds': round(total, 1),
                'repeat': args.repeat,
                'passed': sum(r['ok'] for r in results),
-               'failed': sum(not r['ok'] for r in results), 'configs': results}
+               'failed': sum(not r['ok'] for r in results),
+               'name_differences': renamed, 'configs': results}
     for r in results:
         for i in r['intervals'].values():
             if 'cyclictest' in i:
@@ -648,8 +749,8 @@ def main():
     if args.expect_flagged:
         print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
               f'flagged, {summary["passed"]} missed')
-        sys.exit(1 if summary['passed'] else 0)
-    sys.exit(1 if summary['failed'] else 0)
+        sys.exit(1 if summary['passed'] or renamed else 0)
+    sys.exit(1 if summary['failed'] or renamed else 0)
 
 
 if __name__ == '__main__':

@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of scripts/harness.py's parsing of a guest console."""
+import contextlib
+import io
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
 import harness  # noqa: E402
+import xt_kunit  # noqa: E402
 
 RUN_KSELFTEST = """TAP version 13
 1..2
@@ -15,15 +20,18 @@ RUN_KSELFTEST = """TAP version 13
 # TAP version 13
 # 1..2
 # # on Xen: /sys/hypervisor/type is xen
-# ok 1 cpu0: xen min_delta_ns 100000, expected 100000
-# not ok 2 cpu1: xen min_delta_ns 1, expected 100000
+# # XT_CPU cpu=0 device=xen current=xen min_delta_ns=100000 expected_ns=100000
+# ok 1 cpu0_min_delta_ns
+# # XT_CPU cpu=1 device=xen current=xen min_delta_ns=1 expected_ns=100000
+# # cpu1: xen min_delta_ns 1, expected 100000
+# not ok 2 cpu1_min_delta_ns
 # # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:0 error:0
 not ok 1 selftests: xen_timer: xen_timer_slop_test # exit=1
 # timeout set to 180
 # selftests: xen_timer: xen_timer_latency_test
 # TAP version 13
 # 1..1
-# ok 1 slop in effect: median sleep 452 us for 10 us, 452 us for 100 us
+# ok 1 slop_in_effect
 #
 ok 2 selftests: xen_timer: xen_timer_latency_test # SKIP
 """.splitlines()
@@ -37,8 +45,8 @@ class KselftestSplit(unittest.TestCase):
         self.assertEqual(slop['rc'], 1)
         self.assertEqual(slop['lines'][0], 'TAP version 13')
         self.assertIn('# on Xen: /sys/hypervisor/type is xen', slop['lines'])
-        self.assertEqual([r['verdict'] for r in harness.ktap_results(slop['lines'])],
-                         ['pass', 'fail'])
+        self.assertEqual([(r['name'], r['verdict']) for r in harness.ktap_results(slop['lines'])],
+                         [('cpu0_min_delta_ns', 'pass'), ('cpu1_min_delta_ns', 'fail')])
         lat = t['xen_timer_latency_test']
         self.assertEqual(lat['rc'], 4)
         self.assertEqual(lat['lines'][-1], '')
@@ -51,7 +59,7 @@ class KselftestSplit(unittest.TestCase):
 
     def test_unfinished_test_is_missing(self):
         # A guest that died inside a test has no result line for it.
-        t = harness.kselftest_tests(RUN_KSELFTEST[:9])
+        t = harness.kselftest_tests(RUN_KSELFTEST[:12])
         self.assertEqual(t, {})
 
     def test_other_collection_ignored(self):
@@ -68,14 +76,12 @@ class Detectors(unittest.TestCase):
 
     def test_grouping(self):
         r = self.result(ok=False, kunit={'ok': False}, verdicts=[
-            {'test': 'xen_timer_slop_test', 'verdict': 'fail',
-             'desc': 'cpu0: xen min_delta_ns 1, expected 100000'},
-            {'test': 'xen_timer_slop_test', 'verdict': 'fail',
-             'desc': 'cpu1: xen min_delta_ns 1, expected 100000'},
+            {'test': 'xen_timer_slop_test', 'verdict': 'fail', 'name': 'cpu0_min_delta_ns'},
+            {'test': 'xen_timer_slop_test', 'verdict': 'fail', 'name': 'cpu1_min_delta_ns'},
             {'test': 'xen_timer_latency_test', 'verdict': 'pass',
-             'desc': 'interval 50 us'}])
+             'name': 'interval_50us_avg'}])
         self.assertEqual(harness.detectors(r), [
-            'KUnit at boot', 'xen_timer_slop_test: cpuN: xen min_delta_ns N'])
+            'KUnit at boot', 'xen_timer_slop_test: cpuN_min_delta_ns'])
 
     def test_boot_failure(self):
         r = self.result(ok=False, status='hang: no end marker after 40 s')
@@ -86,6 +92,135 @@ class Detectors(unittest.TestCase):
                 self.result(config='c #2', ok=False, kunit={'ok': False})]
         self.assertEqual(harness.repeat_table(runs, 2),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
+
+
+class KtapResults(unittest.TestCase):
+    def test_names_without_values(self):
+        lines = ['ok 1 slop_in_effect # SKIP slop 1 ns is below 20000 ns',
+                 'not ok 2 interval_50us_avg', 'ok 3 interval_50us_p99 # skip why',
+                 'ok 4 x # TODO later']
+        self.assertEqual(harness.ktap_results(lines), [
+            {'verdict': 'skip', 'name': 'slop_in_effect',
+             'reason': 'slop 1 ns is below 20000 ns'},
+            {'verdict': 'fail', 'name': 'interval_50us_avg'},
+            {'verdict': 'skip', 'name': 'interval_50us_p99', 'reason': 'why'},
+            {'verdict': 'pass', 'name': 'x'}])
+
+
+class NameSets(unittest.TestCase):
+    def boot(self, config, names, status='ok'):
+        return {'config': config, 'names': names, 'status': status}
+
+    def test_same_names(self):
+        runs = [self.boot('a', ['t.x', 't.y']), self.boot('b', ['t.y', 't.x']),
+                self.boot('c', [], status='hang: no end marker after 40 s')]
+        self.assertEqual(harness.name_differences(runs), [])
+
+    def test_renamed_result_flagged(self):
+        # The old selftest named a result after its value.
+        runs = [self.boot('a', ['t.slop in effect: median 452 us']),
+                self.boot('b', ['t.slop in effect: median 239 us'])]
+        diff = harness.name_differences(runs)
+        self.assertEqual(len(diff), 1)
+        self.assertIn('b: 1 names missing', diff[0])
+
+
+FAKE_QEMU = """#!/bin/sh
+# A QEMU that runs Xen under TCG but aborts under KVM, as on hosts whose
+# /dev/kvm cannot run Xen.
+case " $* " in
+*" -enable-kvm "*)
+	[ "$FAKE_KVM" = works ] || {
+		echo "qemu-system-x86_64: ../accel/kvm/kvm.c:2893: kvm_buf_set_msrs: Assertion failed." >&2
+		kill -ABRT $$
+	} ;;
+esac
+echo "(XEN) Xen version 4.17.7"
+echo "(XEN) Brought up 2 CPUs"
+sleep 60
+"""
+
+
+class Accel(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        qemu = os.path.join(self.tmp.name, 'qemu-system-x86_64')
+        with open(qemu, 'w') as f:
+            f.write(FAKE_QEMU)
+        os.chmod(qemu, 0o755)
+        self.kvm = os.path.join(self.tmp.name, 'kvm')
+        open(self.kvm, 'w').close()
+        self.env = dict(os.environ)
+        os.environ['PATH'] = self.tmp.name + ':' + os.environ['PATH']
+        os.environ['XT_KVM_DEV'] = self.kvm
+
+    def tearDown(self):
+        os.environ.clear()
+        os.environ.update(self.env)
+        self.tmp.cleanup()
+
+    def test_falls_back_when_qemu_aborts_under_kvm(self):
+        args, mode, why = harness.choose_accel('auto', 'xen', 2)
+        self.assertEqual((args, mode), ([], 'tcg'))
+        self.assertIn('fell back to TCG: QEMU exited -6', why)
+        self.assertIn('kvm_buf_set_msrs', why)
+
+    def test_uses_kvm_when_xen_runs(self):
+        os.environ['FAKE_KVM'] = 'works'
+        args, mode, why = harness.choose_accel('auto', 'xen', 2)
+        self.assertEqual((args, mode), (harness.KVM_ARGS, 'kvm'))
+        self.assertIn('brought up its CPUs under KVM', why)
+
+    def test_no_kvm_device(self):
+        os.environ['XT_KVM_DEV'] = self.kvm + '-missing'
+        self.assertEqual(harness.choose_accel('auto', 'xen', 2)[1:],
+                         ('tcg', f'ACCEL=auto fell back to TCG: {self.kvm}-missing missing'))
+
+    def test_tcg_asks_nothing(self):
+        os.environ['PATH'] = '/nonexistent'
+        self.assertEqual(harness.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
+
+    def test_kvm_required_but_broken(self):
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+            harness.choose_accel('kvm', 'xen', 2)
+        self.assertEqual(e.exception.code, 2)
+        self.assertEqual(len(err.getvalue().splitlines()), 1)
+        self.assertIn('ACCEL=kvm, but KVM cannot run Xen here', err.getvalue())
+
+
+class KunitJson(unittest.TestCase):
+    JSON = {'name': 'KUnit Test Group', 'test_cases': [], 'sub_groups': [
+        {'name': 'xen_timer_slop', 'test_cases': [
+            {'name': 'xen_timer_slop_test_xen_templates', 'status': 'SKIP'}],
+         'sub_groups': [{'name': 'xen_timer_slop_test_parse', 'sub_groups': [],
+                         'test_cases': [{'name': '"1": the 6.12 default', 'status': 'PASS'},
+                                        {'name': '"0": zero', 'status': 'FAIL'}]}]}]}
+
+    def test_cases_and_counts(self):
+        c = xt_kunit.cases(self.JSON)
+        self.assertEqual(c[0], (('xen_timer_slop', 'xen_timer_slop_test_parse',
+                                 '"1": the 6.12 default'), 'PASS'))
+        self.assertEqual(xt_kunit.counts(c), {'PASS': 1, 'FAIL': 1, 'SKIP': 1, 'ERROR': 0})
+
+    def check(self, data, log='', mn=1, skips=1):
+        with tempfile.TemporaryDirectory() as d:
+            j, l = os.path.join(d, 'j'), os.path.join(d, 'l')
+            with open(j, 'w') as f:
+                json.dump(data, f)
+            with open(l, 'w') as f:
+                f.write(log)
+            return xt_kunit.check(j, l, mn, skips)
+
+    def test_check(self):
+        rc, line = self.check(self.JSON)
+        self.assertEqual(rc, 1)
+        self.assertIn('1 failed, 0 crashed, first xen_timer_slop.xen_timer_slop_test_parse', line)
+        ok = json.loads(json.dumps(self.JSON).replace('FAIL', 'PASS'))
+        self.assertEqual(self.check(ok), (0, 'kunit: 3 cases, 1 skipped, 0 failed'))
+        self.assertEqual(self.check(ok, mn=4)[0], 1)
+        self.assertEqual(self.check(ok, skips=0)[0], 1)
+        self.assertIn('KTAP errors', self.check(ok, log='[12:00:00] [ERROR] Test: x: no plan')[1])
 
 
 if __name__ == '__main__':
