@@ -53,66 +53,43 @@ static char *slurp(const char *dir, const char *name)
 	return buf;
 }
 
-/* The same table as lib/xen_timer_slop_kunit.c: the two must agree. */
-static const struct {
-	const char *s;
-	uint64_t max;
-	int err;
-	uint64_t val;
-	uint64_t legacy;	/* what memparse() makes of it */
-} parse_cases[] = {
-	{ "1", XT_MAX_DELTA_NS, 0, 1, 1 },
-	{ "0", XT_MAX_DELTA_NS, 0, 0, 0 },
-	{ "5000", XT_MAX_DELTA_NS, 0, 5000, 5000 },
-	{ "0x1000", XT_MAX_DELTA_NS, 0, 4096, 4096 },
-	{ "0X1000", XT_MAX_DELTA_NS, 0, 4096, 4096 },
-	{ "010", XT_MAX_DELTA_NS, 0, 8, 8 },
-	{ "5k", XT_MAX_DELTA_NS, 0, 5120, 5120 },
-	{ "200K", XT_MAX_DELTA_NS, 0, 204800, 204800 },
-	{ "1m", XT_MAX_DELTA_NS, 0, 1048576, 1048576 },
-	{ "3g", XT_MAX_DELTA_NS, 0, 3221225472ULL, 3221225472ULL },
-	{ "0x10k", XT_MAX_DELTA_NS, 0, 16384, 16384 },
-	{ "4294967295", XT_MAX_DELTA_NS, 0, XT_MAX_DELTA_NS, XT_MAX_DELTA_NS },
-	{ "5G", UINT64_MAX, 0, 5368709120ULL, 5368709120ULL },
-	{ "15E", UINT64_MAX, 0, 15ULL << 60, 15ULL << 60 },
-	{ NULL, XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "abc", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "-5", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "+5", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "5000abc", XT_MAX_DELTA_NS, -EINVAL, 0, 5000 },
-	{ "5kk", XT_MAX_DELTA_NS, -EINVAL, 0, 5120 },
-	{ "0x", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "08", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "k", XT_MAX_DELTA_NS, -EINVAL, 0, 0 },
-	{ "99999999999999999999", XT_MAX_DELTA_NS, -ERANGE, 0, 7766279631452241919ULL },
-	{ "16E", XT_MAX_DELTA_NS, -ERANGE, 0, 0 },
-	{ "5G", XT_MAX_DELTA_NS, -ERANGE, 0, 5368709120ULL },
-	{ "4294967296", XT_MAX_DELTA_NS, -ERANGE, 0, 4294967296ULL },
-};
+/*
+ * The parse table of the KUnit suite, compiled from lib/xen_timer_slop_kunit.c
+ * by tests/Makefile (parse_cases.h), so that the kernel's parsers and the
+ * selftests' mirror of them answer the same table.
+ */
+typedef uint64_t u64;
+#define U64_MAX		UINT64_MAX
+#define XTS_MAX		XT_MAX_DELTA_NS
+#include "parse_cases.h"
 
 static void test_parse(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
-		const char *s = parse_cases[i].s;
-		uint64_t v = 42;
-		int err = xt_slop_parse_strict(s, parse_cases[i].max, &v);
+	const size_t n = sizeof(xts_parse_cases) / sizeof(xts_parse_cases[0]);
 
-		CHECK(err == parse_cases[i].err, "strict '%s': err %d, want %d",
-		      s ? s : "(null)", err, parse_cases[i].err);
-		if (!parse_cases[i].err)
-			CHECK(v == parse_cases[i].val, "strict '%s': %llu", s,
+	CHECK(n >= 40, "only %zu rows in the KUnit parse table", n);
+	for (i = 0; i < n; i++) {
+		const struct xts_parse_case *c = &xts_parse_cases[i];
+		const char *s = c->str;
+		uint64_t v = 42;
+		int err = xt_slop_parse_strict(s, c->max, &v);
+
+		CHECK(err == c->err, "strict '%s' (%s): err %d, want %d",
+		      s ? s : "(null)", c->desc, err, c->err);
+		if (!c->err)
+			CHECK(v == c->val, "strict '%s' (%s): %llu", s, c->desc,
 			      (unsigned long long)v);
 		else
 			CHECK(v == 42, "strict '%s' wrote on error", s ? s : "(null)");
 		if (s)
-			CHECK(xt_memparse(s, NULL) == parse_cases[i].legacy,
-			      "memparse '%s': %llu, want %llu", s,
+			CHECK(xt_memparse(s, NULL) == c->legacy,
+			      "memparse '%s' (%s): %llu, want %llu", s, c->desc,
 			      (unsigned long long)xt_memparse(s, NULL),
-			      (unsigned long long)parse_cases[i].legacy);
+			      (unsigned long long)c->legacy);
 	}
+	printf("%zu parse rows from lib/xen_timer_slop_kunit.c\n", n);
 }
 
 static void test_cmdline(void)
