@@ -62,10 +62,10 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
  */
 #define xt_exit_skip_all(names, n, fmt, ...)				\
 	do {								\
-		int __i;						\
+		int __i, __n = (n);					\
 									\
-		ksft_set_plan(n);					\
-		for (__i = 0; __i < (n); __i++)				\
+		ksft_set_plan(__n);					\
+		for (__i = 0; __i < __n; __i++)				\
 			xt_test_skip((names)[__i], fmt, ##__VA_ARGS__);	\
 		ksft_print_cnts();					\
 		exit(KSFT_SKIP);					\

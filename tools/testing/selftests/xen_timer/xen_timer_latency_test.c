@@ -87,6 +87,10 @@ struct opts {
 	"XT_LAT interval_us=%llu samples=%zu min_ns=%llu avg_ns=%.0f max_ns=%llu p50_ns=%llu p99_ns=%llu p999_ns=%llu spikes=%zu spike_us=%llu over=%zu over_us=%llu\n"
 #define LAT_SUMMARY_FMT \
 	"interval %llu us: %zu samples, min %.1f avg %.1f max %.1f p50 %.1f p99 %.1f p99.9 %.1f us, %zu over %llu us\n"
+#define SLOP_MSG_FMT \
+	"slop in effect: median sleep %llu us for %llu us, %llu us for %llu us, limit %llu us (%s)\n"
+#define LIMITS_FMT \
+	"interval %llu us: avg %.1f us (limit %llu), p99 %.1f us (limit %llu), %.3f%% of samples over %llu us (limit %g%%)\n"
 #define SMALL_SLOP_FMT \
 	"slop %llu ns (%s) is below %llu ns, too small to measure differentially\n"
 
@@ -249,7 +253,7 @@ static void check_slop(const struct opts *o)
 		       (unsigned long long)(s / 10), (unsigned long long)ms,
 		       (unsigned long long)s, (unsigned long long)ml,
 		       (unsigned long long)diff, (unsigned long long)(s * 45 / 100));
-	ksft_print_msg("slop in effect: median sleep %llu us for %llu us, %llu us for %llu us, limit %llu us (%s)\n",
+	ksft_print_msg(SLOP_MSG_FMT,
 		       (unsigned long long)(ms / 1000), (unsigned long long)(s / 10000),
 		       (unsigned long long)(ml / 1000), (unsigned long long)(s / 1000),
 		       (unsigned long long)(s * 45 / 100000), why);
@@ -301,7 +305,7 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 		       st.avg / 1e3, st.max / 1e3, st.p50 / 1e3, st.p99 / 1e3,
 		       st.p999 / 1e3, st.spikes, (unsigned long long)o->spike_us);
 
-	ksft_print_msg("interval %llu us: avg %.1f us (limit %llu), p99 %.1f us (limit %llu), %.3f%% of samples over %llu us (limit %g%%)\n",
+	ksft_print_msg(LIMITS_FMT,
 		       (unsigned long long)interval_us, st.avg / 1e3,
 		       (unsigned long long)o->avg_max_us, st.p99 / 1e3,
 		       (unsigned long long)o->p99_max_us, pct,

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +39,18 @@ static char names[XT_MAX_CPUS][XT_NAME_LEN];
 static int nnames;
 
 /* Skip under the per-CPU names when the online CPUs are known. */
-#define skip_test(fmt, ...)						\
-	do {								\
-		if (nnames > 0)						\
-			xt_exit_skip_all(names, nnames, fmt, ##__VA_ARGS__); \
-		xt_exit_skip(TEST_NAME, fmt, ##__VA_ARGS__);		\
-	} while (0)
+static void skip_test(const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (nnames > 0)
+		xt_exit_skip_all(names, nnames, "%s", reason);
+	xt_exit_skip(TEST_NAME, "%s", reason);
+}
 
 static void check_cpu(int cpu, const char *name, const struct xt_tick_dev *devs,
 		      int n, uint64_t expect)
