@@ -159,11 +159,13 @@ boot-check: deps xen kernel initramfs
 	$(BOOT_HARNESS) --kernel $(BZIMAGE) --guest-slops "default 100000" \
 		--name boot-check-$(KVER)
 
-# The contribution as one series with a cover letter, checked against the
-# pristine base; BISECT=1 also builds the x86_64 kernel after every patch.
+# patches/ and patches/6.1/ are the series as sent (git format-patch, cover
+# letter, new files inside): 'make patches' refreshes them from lib/,
+# include/ and tools/ against the pristine Debian base of each version.
+SERIES_GIT = $(BUILD)/series/linux-
 patches: deps
-	@KCC="$(KCC)" RESULTS=$(RESULTS) scripts/mkseries.sh $(CURDIR) $(BUILD)/series/linux-6.12 \
-		$(BUILD)/series/out $(if $(BISECT),$(BUILD)/series/6.12/x86_64 $(BUILD)/6.12/x86_64/.config)
+	@scripts/deps.sh 6.1
+	@for v in 6.12 6.1; do scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
 
 # Reliability: the checks boot-check runs, RUNS times per config.
 # false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;
@@ -197,9 +199,13 @@ edge: deps xen $(GUEST_DEP) initramfs tree
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)
 
-# The series against pristine 6.12: git am, checkpatch, a build after each patch.
+# The series: patches/ and patches/6.1/ not stale, checkpatch --strict, git am
+# onto the pristine base, and for 6.12 a build of the kernel after every patch.
 series-check: kernel
-	@$(MAKE) --no-print-directory patches BISECT=1
+	@scripts/deps.sh 6.1
+	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) 6.12 $(SERIES_GIT)6.12 check \
+		$(BUILD)/series/6.12/x86_64 $(BUILD)/6.12/x86_64/.config
+	@scripts/mkseries.sh $(CURDIR) 6.1 $(SERIES_GIT)6.1 check
 
 check: host-tests checkpatch selftest kunit kunit-x86 boot-check $(if $(filter 6.12,$(KVER)),series-check)
 	@echo "== make check: Linux $(KVER), all passed"

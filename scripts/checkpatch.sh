@@ -10,7 +10,8 @@ repo=$1 kdir=$2
 cp=$kdir/scripts/checkpatch.pl
 bad=0
 files=$(cd "$repo" && ls lib/*.c include/linux/*.h tools/testing/selftests/xen_timer/*.[ch])
-for p in "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch; do
+patches=$(ls "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch | grep -v /0000-cover-letter.patch)
+for p in $patches; do
 	out=$(perl "$cp" --strict --no-tree "$p" 2>&1)
 	if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
 		echo "$out"; bad=1
@@ -22,7 +23,7 @@ for f in $files; do
 		echo "$out"; bad=1
 	fi
 done
-n=$(ls "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch | wc -l)
+n=$(echo "$patches" | wc -w)
 if [ $bad = 0 ]; then
 	echo "checkpatch --strict: $n patches and $(echo "$files" | wc -w) files clean"
 else

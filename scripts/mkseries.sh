@@ -1,32 +1,64 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkseries.sh REPO GITTREE OUT [BISECT_O KCONFIG]
+# mkseries.sh REPO KVER GITTREE write|check [BISECT_O KCONFIG]
 #
-# Writes the whole contribution as one git format-patch series with a
-# cover letter into OUT: patches/ with the new files folded into the
-# patches that need them (and their MAINTAINERS lines), against the
-# pristine base of Debian's linux-source-6.12.  GITTREE is a git tree
-# made from that tarball once (base tagged "xen-timer-base").  Then runs
-# checkpatch --strict on every patch and, when BISECT_O is given, builds
-# the x86_64 guest kernel (the configuration KCONFIG, the .config of
-# 'make kernel') after every patch, out of tree in BISECT_O.  The last
-# patch is built first, so that ccache has it all from 'make kernel'
-# (same relative layout, CCACHE_BASEDIR), then the others newest first,
-# each an incremental build of what that patch changes.
+# patches/ (patches/6.1/ for KVER 6.1) is the series as sent: git
+# format-patch output with a cover letter, the suite's new files inside
+# the patches that add them.  It is the source of the edits to files the
+# kernel already has and of the commit messages; lib/, include/ and
+# tools/ are the source of the new files.  This script refreshes one from
+# the other:
+#
+#   git am of the series onto the pristine base of Debian's
+#   linux-source-KVER (GITTREE, a git tree made from the tarball once,
+#   tagged xen-timer-base, with fixed dates so that every commit id is
+#   the same on every machine); each new file a patch adds is replaced by
+#   the repository's (scripts/render-file.sh), with the repository's new
+#   files beside it; then git format-patch --cover-letter, keeping the
+#   cover letter's subject and text.
+#
+# write puts the result into the series directory; check fails, naming
+# the file, when the series directory differs from it ("make patches"
+# has not been run since lib/, include/, tools/ or the series changed).
+# Both then run checkpatch --strict on every patch and check that git am
+# of the result onto the base gives the same tree.  With BISECT_O, the
+# x86_64 guest kernel (the configuration KCONFIG) is built after every
+# patch, out of tree in BISECT_O, the last patch first so that ccache has
+# it from 'make kernel' (CCACHE_BASEDIR, same relative layout), then the
+# others newest first, each an incremental build.
 set -euo pipefail
 
 repo=$(cd "$1" && pwd)
-g=$2 out=$3 bisect=${4:-} kconfig=${5:-}
-tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+kver=$2 g=$3 mode=$4 bisect=${5:-} kconfig=${6:-}
 die() { echo "mkseries: $*" >&2; exit 1; }
-say() { echo "== patches: $*"; }
-gg() { git -C "$g" -c user.name="$(git -C "$repo" config user.name || echo xen_timer)" \
-	   -c user.email="$(git -C "$repo" config user.email || echo xen_timer@localhost)" "$@"; }
+say() { echo "== patches $kver: $*"; }
+
+case $kver in
+6.12) series=$repo/patches ;;
+6.1) series=$repo/patches/6.1 ;;
+*) die "no series for Linux $kver (6.12 or 6.1)" ;;
+esac
+case $mode in write | check) ;; *) die "mode must be write or check, not '$mode'" ;; esac
+tarball=${TARBALL:-/usr/src/linux-source-$kver.tar.xz}
+rel=${series#"$repo"/}
+
+mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | sort)
+[ ${#want[@]} -gt 0 ] || die "no patches in $rel"
+cover_old=$series/0000-cover-letter.patch
+[ -f "$cover_old" ] || die "$rel/0000-cover-letter.patch missing"
+
+# Whoever sends the series commits it: the author of its first patch.
+ident=$(git mailinfo /dev/null /dev/null <"${want[0]}")
+name=$(echo "$ident" | sed -n 's/^Author: //p')
+email=$(echo "$ident" | sed -n 's/^Email: //p')
+[ -n "$name" ] && [ -n "$email" ] || die "$(basename "${want[0]}") has no From: line"
+gg() { git -C "$g" -c user.name="$name" -c user.email="$email" -c core.abbrev=12 "$@"; }
 
 if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
-	[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
-	say "making the pristine git tree $g (a few minutes, once)"
+	[ -f "$tarball" ] || die "$tarball missing: run 'make deps' (apt-get install $(basename "$tarball" .tar.xz))"
+	say "making the pristine git tree $g from $(basename "$tarball") (a few minutes, once)"
 	rm -rf "$g" "$g.tmp"
 	mkdir -p "$g.tmp"
 	tar -C "$g.tmp" -xf "$tarball"
@@ -34,7 +66,8 @@ if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
 	rmdir "$g.tmp"
 	gg init -q
 	gg add -f .
-	gg commit -q -m "Linux $(make -s -C "$g" kernelversion) (Debian linux-source-6.12)"
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+		gg commit -q -m "Linux $(make -s -C "$g" kernelversion) (Debian linux-source-$kver)"
 	gg tag xen-timer-base
 fi
 
@@ -42,107 +75,81 @@ gg am --abort >/dev/null 2>&1 || true
 gg checkout -q -f -B xen-timer-series xen-timer-base
 gg clean -q -f -d -x
 
-maint() {	# insert F: line $2 after the line $1 of XEN HYPERVISOR X86
-	python3 - "$g/MAINTAINERS" "$1" "$2" <<'PY'
-import sys
-path, after, new = sys.argv[1], sys.argv[2], sys.argv[3]
-s = open(path).read()
-sec = s.index('\nXEN HYPERVISOR X86\n')
-pos = s.index('\n' + after + '\n', sec) + len(after) + 2
-open(path, 'w').write(s[:pos] + new + '\n' + s[pos:])
-PY
-}
-
-fold() {	# add files from the repo to the last commit
-	local f
-	for f in "$@"; do
-		mkdir -p "$g/$(dirname "$f")"
-		cp -r "$repo/$f" "$g/$(dirname "$f")/"
+# The suite's new files, as the series must carry them.
+mapfile -t files < <(cd "$repo" && find lib include tools -type f | sort)
+declare -A owner=()
+for p in "${want[@]}"; do
+	gg am -q --committer-date-is-author-date "$p" >/dev/null 2>&1 ||
+		die "$rel/$(basename "$p") does not apply to the pristine base (git am)"
+	mapfile -t added < <(gg diff-tree -r --no-commit-id --name-only --diff-filter=A HEAD)
+	declare -A adds=() newdirs=()
+	for f in "${added[@]}"; do
+		adds[$f]=1
+		d=$(dirname "$f")
+		gg cat-file -e "xen-timer-base:$d" 2>/dev/null || newdirs[$d]=1
+	done
+	# The patch carries the repository's version of every new file it
+	# adds, and the repository's other files in a directory it creates.
+	for f in "${files[@]}"; do
+		[ -z "${owner[$f]:-}" ] || continue
+		[ -n "${adds[$f]:-}" ] || [ -n "${newdirs[$(dirname "$f")]:-}" ] || continue
+		owner[$f]=$(basename "$p")
+		"$repo/scripts/render-file.sh" "$repo" "$g" "$f" >"$g/$f"
+		chmod --reference="$repo/$f" "$g/$f"
 		gg add -f "$f"
 	done
-	gg add MAINTAINERS
-	gg commit -q --amend --no-edit
-}
-
-for p in "$repo"/patches/*.patch; do
-	gg am -q "$p" || die "$(basename "$p") does not apply to the pristine base"
-	case $(basename "$p") in
-	0001-*)
-		maint $'F:\tarch/x86/xen/' $'F:\tinclude/linux/xen_timer_slop.h'
-		maint $'F:\tinclude/linux/xen_timer_slop.h' $'F:\tlib/xen_timer_slop.c'
-		fold include/linux/xen_timer_slop.h lib/xen_timer_slop.c
-		;;
-	0003-*)
-		maint $'F:\tlib/xen_timer_slop.c' $'F:\tlib/xen_timer_slop_kunit.c'
-		fold lib/xen_timer_slop_kunit.c
-		;;
-	0005-*)
-		maint $'F:\tlib/xen_timer_slop_kunit.c' $'F:\ttools/testing/selftests/xen_timer/'
-		fold tools/testing/selftests/xen_timer
-		gg commit -q --amend -s -F - <<'MSG'
-selftests: Add xen_timer tests of xen_timer_slop=
-
-Two kselftests for a Xen guest, both skipped anywhere else:
-
-xen_timer_slop_test checks that every online CPU's current clockevent is
-"xen" and that its min_delta_ns in /proc/timer_list is the slop the
-kernel command line asks for: the last valid xen_timer_slop= (memparse()
-rules on kernels that do not reject malformed values), or the default,
-1 ns since v6.11 and 100000 ns before.
-
-xen_timer_latency_test checks that the slop S is in effect on the timer
-path, differentially so that it holds under emulation (one-shot sleeps
-of S/10 and S take the same median time when both are raised to S), and
-measures cyclictest-style periodic sleep latency at 50 and 1000 us
-against thresholds taken from the cyclictest tables posted with the
-original xen_timer_slop= patch.
-MSG
-		;;
-	esac
+	unset adds newdirs
+	if ! gg diff --cached --quiet; then
+		GIT_COMMITTER_DATE=$(gg log -1 --format=%ad --date=raw) gg commit -q --amend --no-edit
+	fi
 done
-n=$(gg rev-list --count xen-timer-base..HEAD)
+for f in "${files[@]}"; do
+	[ -n "${owner[$f]:-}" ] ||
+		die "$f is in no patch of $rel: add it to the patch that should carry it (git am, git add, git commit --amend, make patches)"
+done
+n=${#want[@]}
 
-rm -rf "$out"
-mkdir -p "$out"
-gg format-patch -q --cover-letter -o "$out" xen-timer-base..HEAD
-cover=$(ls "$out"/0000-cover-letter.patch)
-table=$(ls -t "${RESULTS:-$repo/build/results}"/matrix-*-summary.txt 2>/dev/null | head -n 1 || true)
-python3 - "$cover" "${table:-}" <<'PY'
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+gg format-patch -q --cover-letter --base=xen-timer-base -o "$out" xen-timer-base..HEAD
+# The cover letter keeps its subject and text; its date is the series'.
+python3 - "$out/0000-cover-letter.patch" "$cover_old" "$(gg log -1 --format=%aD)" <<'PY' || die "cannot carry over the cover letter of $rel"
+import re
 import sys
-path, table = sys.argv[1], sys.argv[2]
-s = open(path).read()
-blurb = """xen_timer_slop= sets the minimum delta of the Xen clockevent devices.
-Nothing tested it, and it had drifted: malformed values were silently
-turned into a slop (abc -> 0, 5000abc -> 5000, 16E -> 0), 5G made every
-timer wait 5.4 s, a bare "xen_timer_slop" dereferenced NULL, and the
-documented default was still 100000 although the code says 1.
-
-Patch 1 moves the parsing into a strict helper in lib/ that keeps the
-value of everything memparse() consumed in full and rejects the rest.
-Patches 2-3 add a KUnit suite (parsing, propagation into the templates,
-clamping by clockevents_program_event(), and with CONFIG_XEN the real
-templates and per-CPU devices).  Patch 4 fixes the documentation,
-patch 5 adds kselftests that run inside a Xen guest.
-
-How tested: kunit.py run on UML and on x86_64 under QEMU with several
-xen_timer_slop= values; the x86_64 kernel booted as PV dom0 under Xen
-4.17 in QEMU, with KUnit at boot and the selftests passing; each check
-shown to fail against a deliberately broken helper or time.c.
-"""
-if table:
-    blurb += "\nThe patch thread's cyclictest table, reproduced under Xen 4.17 in QEMU\n"
-    blurb += "without KVM (Debian's 6.12 guest; absolute numbers are emulation's):\n\n"
-    blurb += open(table).read().rstrip() + "\n"
-s = s.replace('*** SUBJECT HERE ***', 'x86/xen: Harden and test the xen_timer_slop= boot parameter')
-s = s.replace('*** BLURB HERE ***', blurb.rstrip())
-open(path, 'w').write(s)
+new_path, old_path, date = sys.argv[1:]
+new, old = open(new_path).read(), open(old_path).read()
+head, _, body = old.partition('\n\n')
+m = re.search(r'^Subject: \[PATCH [0-9]+/[0-9]+\] (.*(?:\n .*)*)$', head, re.M)
+end = re.search(r'^\S[^\n]* \([0-9]+\):$', body, re.M)
+if not m or not end:
+    sys.exit('mkseries: no subject and text in the old cover letter')
+subject, blurb = m.group(1), body[:end.start()].rstrip('\n')
+new = new.replace('*** SUBJECT HERE ***', subject, 1).replace('*** BLURB HERE ***', blurb, 1)
+new = re.sub(r'^Date: .*$', 'Date: ' + date, new, count=1, flags=re.M)
+open(new_path, 'w').write(new)
 PY
-say "$n patches and a cover letter in $out"
+
+if [ "$mode" = write ]; then
+	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -delete
+	cp "$out"/*.patch "$series/"
+	say "wrote $n patches and the cover letter to $rel"
+else
+	stale=$( (cd "$out" && ls) | sort)
+	have=$(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -printf '%f\n' | sort)
+	[ "$stale" = "$have" ] || die "$rel is stale: the series would be $(echo $stale), it has $(echo $have); run 'make patches'"
+	for f in $stale; do
+		cmp -s "$out/$f" "$series/$f" ||
+			die "$rel/$f is stale against lib/, include/, tools/ or the series: run 'make patches' (diff: $(diff "$series/$f" "$out/$f" | grep -m1 '^[<>]' | cut -c1-100))"
+	done
+	say "$rel is up to date: $n patches and the cover letter"
+fi
 
 bad=0
 for p in "$out"/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
-	r=$(perl "$g/scripts/checkpatch.pl" --strict "$p" 2>&1 | grep '^total:')
+	# Debian's python3, which has ply for checkpatch's SPDX check, even
+	# where another python3 comes first in PATH.
+	r=$(PATH=/usr/bin:$PATH perl "$g/scripts/checkpatch.pl" --strict "$p" 2>&1 | grep '^total:' || true)
 	case $r in
 	"total: 0 errors, 0 warnings, 0 checks"*) ;;
 	*) echo "mkseries: checkpatch $(basename "$p"): $r" >&2; bad=1 ;;
@@ -153,7 +160,7 @@ say "checkpatch --strict: $n patches clean"
 
 # The series applies to the pristine base with no fuzz.
 gg checkout -q -f -B xen-timer-check xen-timer-base
-gg am -q $(ls "$out"/0*-*.patch | grep -v 0000-cover-letter) 2>/dev/null || true
+gg am -q $(ls "$out"/0*-*.patch | grep -v 0000-cover-letter) >/dev/null 2>&1 || true
 gg am --abort >/dev/null 2>&1 || true
 [ "$(gg rev-list --count xen-timer-base..HEAD)" = "$n" ] ||
 	die "the series does not apply with git am to the pristine base"

@@ -75,7 +75,41 @@ mkdir -p "$state"
 p_apply() { (cd "$kdir" && patch -p1 --forward -s --no-backup-if-mismatch <"$1"); }
 p_revert() { (cd "$kdir" && patch -p1 -R -s --no-backup-if-mismatch <"$1"); }
 
-mapfile -t want < <(ls "$series"/*.patch 2>/dev/null)
+# The series as sent carries the suite's new files; those are copied in
+# from the repository below, so that an edited file needs no new patch
+# to be tested.  What is applied is each patch without them.
+strip=$(mktemp -d)
+trap 'rm -rf "$strip"' EXIT
+mapfile -t sent < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | sort)
+want=()
+for p in "${sent[@]}"; do
+	python3 - "$p" "$repo" >"$strip/$(basename "$p")" <<'PY' || die "cannot read $p"
+import os
+import re
+import sys
+path, repo = sys.argv[1:]
+text = open(path).read()
+head, sep, rest = text.partition('\ndiff --git ')
+if not sep:
+    sys.stdout.write(text)
+    sys.exit(0)
+parts = ('diff --git ' + rest).split('\ndiff --git ')
+out = [head]
+for i, part in enumerate(parts):
+    part = part if i == 0 else 'diff --git ' + part
+    m = re.match(r'diff --git a/(\S+) b/\S+\nnew file mode', part)
+    if m and os.path.isfile(os.path.join(repo, m.group(1))):
+        if i == len(parts) - 1:   # keep the signature that ends the mail
+            sig = part.rfind('\n-- \n')
+            if sig >= 0:
+                out.append(part[sig + 1:].rstrip('\n'))
+        continue
+    out.append(part)
+sys.stdout.write('\n'.join(out) + ('' if out[-1].endswith('\n') else '\n'))
+PY
+	want+=("$strip/$(basename "$p")")
+done
 total=${#want[@]}
 applied_here=()
 reverted_here=()
@@ -105,7 +139,7 @@ if [ $is_git = 0 ]; then
 		keep=$((keep + 1))
 	done
 	old=$(mktemp -d)
-	trap 'rm -rf "$old"' EXIT
+	trap 'rm -rf "$old" "$strip"' EXIT
 	for ((i = ${#have[@]} - 1; i >= keep; i--)); do
 		mv "${have[$i]}" "$old/"
 		tmp=$old/$(basename "${have[$i]}")
@@ -148,23 +182,12 @@ for p in "${want[@]}"; do
 	fi
 	f=$(failing_file "$p") || true
 	rollback
-	die "${series#"$repo"/}/$name does not apply to ${f:-the tree} in $kdir; tree left as it was"
+	die "${series#"$repo"/}/$name (without its new files) does not apply to ${f:-the tree} in $kdir; tree left as it was"
 done
 
-# New files, at their kernel paths.  Since v6.13 symbol namespaces are
-# string literals: the KUnit suite is adapted to such a tree on the way.
-# Before v6.11 the default slop was 100000 ns, and the 6.1 series keeps it.
-string_ns=0
-grep -q 'MODULE_INFO(import_ns, ns)' "$kdir/include/linux/module.h" && string_ns=1
-render() {
-	if [ $string_ns = 1 ] && [ "$1" = lib/xen_timer_slop_kunit.c ]; then
-		sed 's/^MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);/MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");/' "$repo/$1"
-	elif [ "$kver" = 6.1 ] && [ "$1" = include/linux/xen_timer_slop.h ]; then
-		sed 's/^#define XEN_TIMER_SLOP_DEFAULT_NS\t1$/#define XEN_TIMER_SLOP_DEFAULT_NS\t100000/' "$repo/$1"
-	else
-		cat "$repo/$1"
-	fi
-}
+# New files, at their kernel paths, as scripts/render-file.sh adapts them
+# to the tree's version.
+render() { "$repo/scripts/render-file.sh" "$repo" "$kdir" "$1"; }
 copied=0
 while IFS= read -r f; do
 	dst=$kdir/$f
