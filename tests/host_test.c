@@ -153,6 +153,9 @@ static void test_cpulist(void)
 	CHECK(xt_parse_cpulist("a", m) == -1, "junk");
 	CHECK(xt_parse_cpulist("0,,1", m) == -1, "double comma");
 	CHECK(xt_parse_cpulist("99999999", m) == -1, "huge");
+	CHECK(xt_parse_cpulist("0-18446744073709551616", m) == -1, "range end overflows");
+	CHECK(xt_parse_cpulist("4095", m) == 1 && m[4095], "last CPU");
+	CHECK(xt_parse_cpulist("4096", m) == -1, "past the last CPU");
 	CHECK(xt_parse_cpulist("4096", m) == -1, "over XT_MAX_CPUS");
 	CHECK(xt_parse_cpulist("4095", m) == 1, "last CPU");
 }
@@ -241,6 +244,11 @@ static void test_options(void)
 	CHECK(xt_parse_u64("-1", 0, 100, &x) == -1, "u64 negative");
 	CHECK(xt_parse_u64("101", 0, 100, &x) == -1, "u64 range");
 	CHECK(xt_parse_u64("99999999999999999999", 0, UINT64_MAX, &x) == -1, "u64 overflow");
+	/* One overflow rule for every decimal input: U64_MAX fits, one more does not. */
+	CHECK(xt_parse_u64("18446744073709551615", 0, UINT64_MAX, &x) == 0 &&
+	      x == UINT64_MAX, "u64 max");
+	CHECK(xt_parse_u64("18446744073709551616", 0, UINT64_MAX, &x) == -1, "u64 max + 1");
+	CHECK(xt_parse_u64("", 0, 100, &x) == -1, "u64 empty");
 }
 
 int main(int argc, char **argv)

@@ -184,27 +184,40 @@ bool xt_cmdline_has_rejected(const char *cmdline)
 	return rejected;
 }
 
+/*
+ * The one decimal parser of the selftests' own inputs (timer_list fields,
+ * CPU lists, options): the digits at *@s into *@val, *@s moved past them.
+ * -1 if there is no digit or the number does not fit in 64 bits, which is
+ * always an error: unlike the kernel's memparse(), mirrored above with
+ * its wrapping, nothing here wraps.
+ */
+static int dec_u64(const char **s, uint64_t *val)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	*s = p;
+	*val = v;
+	return 0;
+}
+
 /* A decimal number that fills the rest of the field; -1 if not. */
 static int field_u64(const char *s, uint64_t *val)
 {
-	uint64_t v = 0;
-	int n = 0;
-
 	while (*s == ' ' || *s == '\t')
 		s++;
-	while (*s >= '0' && *s <= '9') {
-		if (v > (UINT64_MAX - (*s - '0')) / 10)
-			return -1;
-		v = v * 10 + (*s - '0');
-		s++;
-		n++;
-	}
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!n || (*s && *s != '\n'))
+	if (dec_u64(&s, val))
 		return -1;
-	*val = v;
-	return 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s && *s != '\n' ? -1 : 0;
 }
 
 int xt_parse_timer_list(const char *text, struct xt_tick_dev *devs, int max)
@@ -256,25 +269,14 @@ int xt_parse_cpulist(const char *s, bool *mask)
 
 	memset(mask, 0, XT_MAX_CPUS * sizeof(*mask));
 	while (*s && *s != '\n') {
-		uint64_t a = 0, b;
-		int nd = 0;
+		uint64_t a, b;
 
-		while (*s >= '0' && *s <= '9' && nd < 6) {
-			a = a * 10 + (*s++ - '0');
-			nd++;
-		}
-		if (!nd)
+		if (dec_u64(&s, &a))
 			return -1;
 		b = a;
 		if (*s == '-') {
 			s++;
-			b = 0;
-			nd = 0;
-			while (*s >= '0' && *s <= '9' && nd < 6) {
-				b = b * 10 + (*s++ - '0');
-				nd++;
-			}
-			if (!nd)
+			if (dec_u64(&s, &b))
 				return -1;
 		}
 		if (a > b || b >= XT_MAX_CPUS)
@@ -353,15 +355,10 @@ uint64_t xt_median(uint64_t *v, size_t n)
 
 int xt_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *val)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (!*s)
+	if (dec_u64(&s, &v) || *s)
 		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
 	if (v < lo || v > hi)
 		return -1;
 	*val = v;
