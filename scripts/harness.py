@@ -565,6 +565,12 @@ def plot(results, args, outdir):
     if not shutil.which('gnuplot'):
         print('harness: gnuplot missing, no plot (apt-get install gnuplot-nox)')
         return None
+    # gnuplot's data files are intermediate: they do not go beside the results.
+    with tempfile.TemporaryDirectory(prefix='xt-plot-') as tmp:
+        return plot_in(results, args, outdir, tmp)
+
+
+def plot_in(results, args, outdir, tmp):
     datafiles, plots = [], []
     for i in args.intervals:
         curves = []
@@ -572,7 +578,7 @@ def plot(results, args, outdir):
             c = r['intervals'].get(i, {}).get('cyclictest')
             if not c or not c['samples']:
                 continue
-            path = os.path.join(outdir, f'cdf-{k}-{i}.dat')
+            path = os.path.join(tmp, f'cdf-{k}-{i}.dat')
             acc = 0
             with open(path, 'w') as f:
                 for b in sorted(c['hist']):
