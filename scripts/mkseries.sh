@@ -137,9 +137,10 @@ else
 	stale=$( (cd "$out" && ls) | sort)
 	have=$(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -printf '%f\n' | sort)
 	[ "$stale" = "$have" ] || die "$rel is stale: the series would be $(echo $stale), it has $(echo $have); run 'make patches'"
-	for f in $stale; do
+	# The patches first: the cover letter only differs when they do.
+	for f in $(echo "$stale" | grep -v 0000-cover-letter) 0000-cover-letter.patch; do
 		cmp -s "$out/$f" "$series/$f" ||
-			die "$rel/$f is stale against lib/, include/, tools/ or the series: run 'make patches' (diff: $(diff "$series/$f" "$out/$f" | grep -m1 '^[<>]' | cut -c1-100))"
+			die "$rel/$f is stale against lib/, include/, tools/ or the series: run 'make patches' (first changed line: $(diff "$series/$f" "$out/$f" | grep -m1 -E '^[<>] [+-]([^+-]|$)' | cut -c1-100))"
 	done
 	say "$rel is up to date: $n patches and the cover letter"
 fi
