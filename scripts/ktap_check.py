@@ -12,7 +12,8 @@ import re
 import sys
 import tempfile
 
-import harness
+import xt_console
+import xt_verdict
 
 
 def main():
@@ -26,14 +27,14 @@ def main():
         lines = f.read().splitlines()
     streams = [(os.path.basename(path), path)]
     tmp = tempfile.TemporaryDirectory()
-    for test, t in harness.kselftest_tests(lines, r'\S+').items():
+    for test, t in xt_console.kselftest_tests(lines, r'\S+').items():
         sub = os.path.join(tmp.name, test)
         with open(sub, 'w') as f:
             f.write('\n'.join(t['lines']) + '\n')
         streams.append((f'{os.path.basename(path)}: {test}', sub))
     bad = 0
     for name, f in streams:
-        ok, text, _ = harness.ktap_parse(kunit_py, f)
+        ok, text, _ = xt_verdict.ktap_parse(kunit_py, f)
         print(f'ktap_check: {name}: kunit.py parse: {text}')
         bad += not ok
     sys.exit(1 if bad else 0)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of scripts/harness.py's parsing of a guest console."""
+"""Host tests of the harness (scripts/harness.py and its xt_* modules)."""
 import contextlib
 import io
 import json
@@ -11,6 +11,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
 import harness  # noqa: E402
+import xt_boot  # noqa: E402
+import xt_console  # noqa: E402
+import xt_report  # noqa: E402
+import xt_verdict  # noqa: E402
 import xt_kunit  # noqa: E402
 
 RUN_KSELFTEST = """TAP version 13
@@ -39,13 +43,13 @@ ok 2 selftests: xen_timer: xen_timer_latency_test # SKIP
 
 class KselftestSplit(unittest.TestCase):
     def test_split(self):
-        t = harness.kselftest_tests(RUN_KSELFTEST)
+        t = xt_console.kselftest_tests(RUN_KSELFTEST)
         self.assertEqual(sorted(t), ['xen_timer_latency_test', 'xen_timer_slop_test'])
         slop = t['xen_timer_slop_test']
         self.assertEqual(slop['rc'], 1)
         self.assertEqual(slop['lines'][0], 'TAP version 13')
         self.assertIn('# on Xen: /sys/hypervisor/type is xen', slop['lines'])
-        self.assertEqual([(r['name'], r['verdict']) for r in harness.ktap_results(slop['lines'])],
+        self.assertEqual([(r['name'], r['verdict']) for r in xt_console.ktap_results(slop['lines'])],
                          [('cpu0_min_delta_ns', 'pass'), ('cpu1_min_delta_ns', 'fail')])
         lat = t['xen_timer_latency_test']
         self.assertEqual(lat['rc'], 4)
@@ -54,16 +58,16 @@ class KselftestSplit(unittest.TestCase):
     def test_ok_and_skip(self):
         lines = ['# selftests: xen_timer: a', 'ok 1 selftests: xen_timer: a',
                  '# selftests: xen_timer: b', 'ok 2 selftests: xen_timer: b # SKIP']
-        t = harness.kselftest_tests(lines)
+        t = xt_console.kselftest_tests(lines)
         self.assertEqual((t['a']['rc'], t['b']['rc']), (0, 4))
 
     def test_unfinished_test_is_missing(self):
         # A guest that died inside a test has no result line for it.
-        t = harness.kselftest_tests(RUN_KSELFTEST[:12])
+        t = xt_console.kselftest_tests(RUN_KSELFTEST[:12])
         self.assertEqual(t, {})
 
     def test_other_collection_ignored(self):
-        t = harness.kselftest_tests(['# selftests: timers: posix_timers',
+        t = xt_console.kselftest_tests(['# selftests: timers: posix_timers',
                                      'ok 1 selftests: timers: posix_timers'])
         self.assertEqual(t, {})
 
@@ -80,18 +84,92 @@ class Detectors(unittest.TestCase):
             {'test': 'xen_timer_slop_test', 'verdict': 'fail', 'name': 'cpu1_min_delta_ns'},
             {'test': 'xen_timer_latency_test', 'verdict': 'pass',
              'name': 'interval_50us_avg'}])
-        self.assertEqual(harness.detectors(r), [
+        self.assertEqual(xt_verdict.detectors(r), [
             'KUnit at boot', 'xen_timer_slop_test: cpuN_min_delta_ns'])
 
     def test_boot_failure(self):
         r = self.result(ok=False, status='hang: no end marker after 40 s')
-        self.assertEqual(harness.detectors(r), ['boot: hang'])
+        self.assertEqual(xt_verdict.detectors(r), ['boot: hang'])
 
     def test_repeat_table(self):
         runs = [self.result(config='c #1'),
                 self.result(config='c #2', ok=False, kunit={'ok': False})]
-        self.assertEqual(harness.repeat_table(runs, 2),
+        self.assertEqual(xt_report.repeat_table(runs, 2),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
+
+
+def captured(name):
+    with open(os.path.join(HERE, 'data', name), errors='replace') as f:
+        return f.read().splitlines()
+
+
+def watch(lines, **finish):
+    """A Watcher fed a captured console, one line every 10 ms."""
+    w = xt_console.Watcher(end_grace_s=1.0, fail_grace_s=2.0)
+    t = 0.0
+    for line in lines:
+        t += 0.01
+        w.feed(line, t)
+        if w.should_stop(t):
+            break
+    w.finish(t, **finish)
+    return w
+
+
+class CapturedConsoles(unittest.TestCase):
+    """Consoles of real boots (make boot-check; rdinit/init=/bogus; rdinit=/bogus
+    alone, where busybox's init then waits at its console)."""
+
+    def test_ok(self):
+        lines = captured('console.pv-ok')
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual(w.status, 'ok')
+        self.assertEqual([m for m, _ in w.marks], [
+            'Xen', 'guest kernel', 'init', 'kselftest', 'kselftest xen_timer_slop_test',
+            'kselftest xen_timer_latency_test', 'cyclictest-50', 'cyclictest-1000',
+            'poweroff', 'end'])
+        self.assertEqual(list(dict(w.timing())), [m for m, _ in w.marks][:-1])
+        r = xt_console.parse(lines, [50, 1000], 100)
+        self.assertEqual((r['problems'], r['bad_exit'], r['min_delta_ns']), ([], [], 1))
+        self.assertEqual([(v['test'], v['name'], v['verdict']) for v in r['verdicts']], [
+            ('xen_timer_slop_test', 'cpu0_min_delta_ns', 'pass'),
+            ('xen_timer_slop_test', 'cpu1_min_delta_ns', 'pass'),
+            ('xen_timer_latency_test', 'slop_in_effect', 'skip'),
+            *[('xen_timer_latency_test', f'interval_{i}us_{k}', 'pass')
+              for i in (50, 1000) for k in ('avg', 'p99', 'spikes')]])
+        self.assertEqual(sorted(r['intervals']), [50, 1000])
+        self.assertEqual(sorted(r['intervals'][50]), ['cyclictest', 'ours'])
+        self.assertEqual([c['min_delta_ns'] for c in r['cpus']], ['1', '1'])
+        self.assertEqual(sorted(r['streams']), ['run_kselftest.sh', 'xen_timer_latency_test',
+                                                'xen_timer_slop_test'])
+        k = xt_console.kunit_lines(lines)
+        self.assertIn('# xen_timer_slop: pass:6 fail:0 skip:0 total:6', '\n'.join(k))
+
+    def test_panic(self):
+        lines = captured('console.pv-panic')
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual(w.status, 'panic: Kernel panic - not syncing: '
+                                   'Requested init /bogus failed (error -2).')
+        r = xt_console.parse(lines, [50, 1000], 100)
+        self.assertEqual(r['problems'], ['run_kselftest.sh did not run',
+                                          'xen_timer_slop_test did not run',
+                                          'xen_timer_latency_test did not run'])
+
+    def test_hang(self):
+        w = watch(captured('console.pv-hang'), timeout=60)
+        self.assertEqual(w.status, 'hang: no end marker after 60 s')
+        self.assertEqual([m for m, _ in w.marks], ['Xen', 'guest kernel', 'end'])
+
+    def test_cut_in_a_test_is_a_hang(self):
+        # A guest that stops inside the latency test: no end marker, and the
+        # test has no result line, so it did not run.
+        lines = captured('console.pv-ok')
+        cut = lines[:lines.index('# selftests: xen_timer: xen_timer_latency_test') + 5]
+        w = watch(cut, timeout=40)
+        self.assertEqual(w.status, 'hang: no end marker after 40 s')
+        self.assertEqual(w.stage, 'kselftest xen_timer_latency_test')
+        self.assertEqual(xt_console.parse(cut, [50], 100)['problems'][0],
+                         'run_kselftest.sh did not run')
 
 
 class KtapResults(unittest.TestCase):
@@ -99,7 +177,7 @@ class KtapResults(unittest.TestCase):
         lines = ['ok 1 slop_in_effect # SKIP slop 1 ns is below 20000 ns',
                  'not ok 2 interval_50us_avg', 'ok 3 interval_50us_p99 # skip why',
                  'ok 4 x # TODO later']
-        self.assertEqual(harness.ktap_results(lines), [
+        self.assertEqual(xt_console.ktap_results(lines), [
             {'verdict': 'skip', 'name': 'slop_in_effect',
              'reason': 'slop 1 ns is below 20000 ns'},
             {'verdict': 'fail', 'name': 'interval_50us_avg'},
@@ -114,13 +192,13 @@ class NameSets(unittest.TestCase):
     def test_same_names(self):
         runs = [self.boot('a', ['t.x', 't.y']), self.boot('b', ['t.y', 't.x']),
                 self.boot('c', [], status='hang: no end marker after 40 s')]
-        self.assertEqual(harness.name_differences(runs), [])
+        self.assertEqual(xt_verdict.name_differences(runs), [])
 
     def test_renamed_result_flagged(self):
         # The old selftest named a result after its value.
         runs = [self.boot('a', ['t.slop in effect: median 452 us']),
                 self.boot('b', ['t.slop in effect: median 239 us'])]
-        diff = harness.name_differences(runs)
+        diff = xt_verdict.name_differences(runs)
         self.assertEqual(len(diff), 1)
         self.assertIn('b: 1 names missing', diff[0])
 
@@ -160,33 +238,44 @@ class Accel(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_falls_back_when_qemu_aborts_under_kvm(self):
-        args, mode, why = harness.choose_accel('auto', 'xen', 2)
+        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('fell back to TCG: QEMU exited -6', why)
         self.assertIn('kvm_buf_set_msrs', why)
 
     def test_uses_kvm_when_xen_runs(self):
         os.environ['FAKE_KVM'] = 'works'
-        args, mode, why = harness.choose_accel('auto', 'xen', 2)
-        self.assertEqual((args, mode), (harness.KVM_ARGS, 'kvm'))
+        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        self.assertEqual((args, mode), (xt_boot.KVM_ARGS, 'kvm'))
         self.assertIn('brought up its CPUs under KVM', why)
 
     def test_no_kvm_device(self):
         os.environ['XT_KVM_DEV'] = self.kvm + '-missing'
-        self.assertEqual(harness.choose_accel('auto', 'xen', 2)[1:],
+        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2)[1:],
                          ('tcg', f'ACCEL=auto fell back to TCG: {self.kvm}-missing missing'))
 
     def test_tcg_asks_nothing(self):
         os.environ['PATH'] = '/nonexistent'
-        self.assertEqual(harness.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
+        self.assertEqual(xt_boot.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
 
     def test_kvm_required_but_broken(self):
+        with self.assertRaises(xt_boot.AccelError) as e:
+            xt_boot.choose_accel('kvm', 'xen', 2)
+        self.assertIn('ACCEL=kvm, but KVM cannot run Xen here', str(e.exception))
+
+    def test_harness_says_one_line_and_exits_2(self):
+        # The whole CLI, with real (empty) files: ACCEL=kvm on a host whose
+        # QEMU aborts under KVM.
+        for f in ('xen', 'kernel', 'initrd'):
+            open(os.path.join(self.tmp.name, f), 'w').close()
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-            harness.choose_accel('kvm', 'xen', 2)
+            harness.main(['matrix', '--accel', 'kvm', '--out', self.tmp.name + '/out'] +
+                         [x for f in ('xen', 'kernel', 'initrd')
+                          for x in (f'--{f}', os.path.join(self.tmp.name, f))])
         self.assertEqual(e.exception.code, 2)
         self.assertEqual(len(err.getvalue().splitlines()), 1)
-        self.assertIn('ACCEL=kvm, but KVM cannot run Xen here', err.getvalue())
+        self.assertIn('harness: ACCEL=kvm, but KVM cannot run Xen here', err.getvalue())
 
 
 class KunitJson(unittest.TestCase):

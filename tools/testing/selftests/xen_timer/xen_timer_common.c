@@ -16,6 +16,15 @@
 #include "xen_timer_common.h"
 #include "xen_timer_lib.h"
 
+/*
+ * Hypervisor CPUID leaves: Xen puts its "XenVMMXenVMM" leaf at 0x40000000,
+ * or 0x100 higher for every other interface it shows first (Viridian for
+ * Windows guests), as Linux's xen_cpuid_base() scans them.
+ */
+#define XT_CPUID_FIRST	0x40000000
+#define XT_CPUID_LAST	0x40010000
+#define XT_CPUID_STEP	0x100
+
 char *xt_read_file(const char *path)
 {
 	size_t len = 0, cap = 4096;
@@ -62,7 +71,7 @@ bool xt_on_xen(const char **how)
 		return true;
 	}
 #ifdef XT_HAVE_CPUID
-	for (unsigned int leaf = 0x40000000; leaf < 0x40010000; leaf += 0x100) {
+	for (unsigned int leaf = XT_CPUID_FIRST; leaf < XT_CPUID_LAST; leaf += XT_CPUID_STEP) {
 		unsigned int eax, sig[3];
 		char s[13];
 

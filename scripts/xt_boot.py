@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One boot of Xen with the guest kernel under QEMU, and QEMU's
+acceleration.
+
+The way a guest type boots is a frozen GuestParams, as kunit.py keeps a
+frozen QemuArchParams per architecture in qemu_configs/: a PV dom0 gets
+Xen's dom0_mem of QEMU's memory, one vCPU per QEMU CPU, the guest
+kernel and the initramfs as multiboot modules.
+"""
+
+import dataclasses
+import os
+import re
+import select
+import subprocess
+import tempfile
+import time
+
+import xt_console
+
+# Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
+XEN_DEFAULT_TIMER_SLOP_NS = 50000
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestParams:
+    """How one guest type is booted."""
+    name: str
+    # QEMU's memory and Xen's dom0_mem (the guest's own).
+    memory_mb: int
+    dom0_mem: str
+    # QEMU's CPU model; None: QEMU's default (qemu64 under TCG), enough
+    # for a PV dom0.  Under KVM -cpu host, see KVM_ARGS.
+    cpu_model: str | None
+    # After the end marker: how long to keep reading the console (Xen
+    # halting the machine ends it sooner).
+    end_grace_s: float
+    # After a panic or an early death: the lines that follow still tell.
+    fail_grace_s: float
+    # How often a quiet console is checked for QEMU having exited.
+    poll_s: float = 1.0
+
+
+GUEST_TYPES = {
+    'pv': GuestParams(name='pv', memory_mb=1024, dom0_mem='512M', cpu_model=None,
+                      end_grace_s=1.0, fail_grace_s=2.0),
+}
+
+# A /dev/kvm does not mean KVM can run Xen: on some hosts QEMU aborts
+# ("kvm_buf_set_msrs" assertion with -cpu host) or Xen faults at its first
+# instructions.  So ACCEL=auto boots Xen once under KVM, with a dummy dom0
+# module, and takes KVM only if Xen brings up its CPUs (it then panics for
+# want of a dom0 kernel; 1.4 s under TCG here).
+KVM_ARGS = ['-enable-kvm', '-cpu', 'host']
+PROBE_SECONDS = 30
+PROBE_OK = re.compile(r'\(XEN\) Brought up \d+ CPUs')
+
+
+class AccelError(Exception):
+    pass
+
+
+def kvm_probe(xen, vcpus):
+    """Boot Xen under KVM until it has brought up its CPUs: (ok, why)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dummy = os.path.join(tmp, 'dummy-dom0')
+        with open(dummy, 'wb') as f:
+            f.write(bytes(4096))
+        cmd = ['qemu-system-x86_64', *KVM_ARGS, '-kernel', xen,
+               '-append', 'console=com1 noreboot', '-initrd', dummy, '-m', '256',
+               '-smp', str(vcpus), '-nographic', '-serial', 'stdio', '-monitor', 'none',
+               '-no-reboot']
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return False, f'cannot run QEMU: {e.strerror}'
+        last, buf, ok = '', b'', False
+        try:
+            while time.monotonic() - start < PROBE_SECONDS:
+                ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+                if not ready:
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                *done, buf = buf.split(b'\n')
+                for raw in done:
+                    line = raw.decode('utf-8', 'replace').strip()
+                    if line:
+                        last = line
+                    if PROBE_OK.search(line):
+                        ok = True
+                if ok:
+                    break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()
+        secs = time.monotonic() - start
+        if ok:
+            return True, f'Xen brought up its CPUs under KVM in {secs:.1f} s'
+        if proc.returncode is not None and proc.returncode != -9:
+            return False, f'QEMU exited {proc.returncode} after {secs:.1f} s: {last[-160:] or "no output"}'
+        return False, (f'Xen did not bring up its CPUs under KVM in {PROBE_SECONDS} s'
+                       f' (last line: {last[-120:] or "none"})')
+
+
+def choose_accel(mode, xen, vcpus):
+    """ACCEL=auto|kvm|tcg -> (QEMU arguments, 'kvm' or 'tcg', why).
+    AccelError when ACCEL=kvm and KVM cannot run Xen."""
+    if mode == 'tcg':
+        return [], 'tcg', 'ACCEL=tcg'
+    dev = os.environ.get('XT_KVM_DEV', '/dev/kvm')
+    if not os.path.exists(dev):
+        ok, why = False, f'{dev} missing'
+    elif not os.access(dev, os.R_OK | os.W_OK):
+        ok, why = False, f'{dev} not readable and writable'
+    else:
+        ok, why = kvm_probe(xen, vcpus)
+    if ok:
+        return KVM_ARGS, 'kvm', f'ACCEL={mode}: {why}'
+    if mode == 'kvm':
+        raise AccelError(f'ACCEL=kvm, but KVM cannot run Xen here: {why}')
+    return [], 'tcg', f'ACCEL=auto fell back to TCG: {why}'
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """What every boot of a run shares."""
+    guest: GuestParams
+    xen: str
+    kernel: str
+    initrd: str
+    vcpus: int
+    timeout: int
+    accel_args: tuple = ()
+    taskset: str = ''
+
+
+class Boot:
+    """One QEMU run with Xen's and the guest's command lines, its console,
+    and what it ended with."""
+
+    def __init__(self, m, xen_slop, guest_cmdline):
+        self.m = m
+        xen_cmd = (f'console=com1 dom0_mem={m.guest.dom0_mem} dom0_max_vcpus={m.vcpus} '
+                   'noreboot')
+        if xen_slop is not None:
+            xen_cmd += f' timer_slop={xen_slop}'
+        self.guest_cmdline = guest_cmdline
+        # QEMU splits -initrd at commas: the guest command line must have none.
+        initrd = f'{m.kernel} {guest_cmdline.replace(",", ",,")},{m.initrd}'
+        pin = ['taskset', '-c', m.taskset] if m.taskset else []
+        cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
+        self.cmd = [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, '-kernel', m.xen,
+                    '-append', xen_cmd, '-initrd', initrd, '-m', str(m.guest.memory_mb),
+                    '-smp', str(m.vcpus), '-nographic', '-serial', 'stdio',
+                    '-monitor', 'none', '-no-reboot']
+        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s)
+        self.seconds = 0.0
+
+    @property
+    def lines(self):
+        return self.watch.lines
+
+    @property
+    def status(self):
+        return self.watch.status
+
+    def run(self, progress):
+        """Boot, following the console; progress(text) on each new stage."""
+        start = time.monotonic()
+        proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        buf = b''
+        timed_out = False
+        while True:
+            now = time.monotonic() - start
+            if self.watch.should_stop(now):
+                break
+            if now > self.m.timeout:
+                timed_out = True
+                break
+            ready, _, _ = select.select([proc.stdout], [], [], self.m.guest.poll_s)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b'\n')
+            for raw in done:
+                t = time.monotonic() - start
+                stage = self.watch.feed(raw.decode('utf-8', 'replace').rstrip('\r'), t)
+                if stage:
+                    progress(f'{stage} ({t:.0f} s)')
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        if buf:
+            self.watch.feed(buf.decode('utf-8', 'replace'), time.monotonic() - start)
+        self.seconds = time.monotonic() - start
+        self.watch.finish(self.seconds, timeout=self.m.timeout if timed_out and
+                          self.watch.status is None else None, qemu_rc=proc.returncode)
+        return self.status == 'ok'
+
+    def tail(self, n=15):
+        return self.lines[-n:]

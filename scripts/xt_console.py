@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The console of one Xen boot, read: pure parsing, no I/O.
+
+A boot's serial console holds Xen's lines, the guest kernel's (with the
+KUnit KTAP when KUnit is built in), and what scripts/guest-init prints
+between "@@XT" marker lines: "@@XT BEGIN name" .. "@@XT END name rc"
+blocks (the run_kselftest.sh output in "kselftest", cyclictest's in
+"cyclictest-<US>"), and "@@XT END-GUEST" at the end.
+
+Watcher follows a console line by line as it arrives and says when the
+boot is over (end marker, panic, guest died) and where the time went;
+parse() turns a whole console into the facts the verdicts need.  Both
+are tested on captured consoles in tests/data/.
+"""
+
+import re
+
+MARK = '@@XT'
+END_GUEST = '@@XT END-GUEST'
+BEGIN_GUEST = '@@XT BEGIN-GUEST'
+# A boot is over, badly, on any of these before the end marker.
+PANIC_RE = re.compile(r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
+                      r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init')
+DIED_RE = re.compile(r'Hardware Dom0 halted')
+# After the end marker: the guest powered off and Xen halted the machine.
+HALTED_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown)')
+
+# kselftest.h's exit codes (KSFT_PASS, KSFT_FAIL, KSFT_SKIP).
+KSFT_PASS, KSFT_FAIL, KSFT_SKIP = 0, 1, 4
+# The collection the suite installs its tests as.
+COLLECTION = 'xen_timer'
+SLOP_TEST = 'xen_timer_slop_test'
+LATENCY_TEST = 'xen_timer_latency_test'
+# cyclictest -h: the histogram's last bucket, in us; guest-init gets it as
+# xt_hist_us=, so that the guest and the harness agree on it.
+CYCLICTEST_HIST_US = 1000
+
+
+class Watcher:
+    """Follows a console as it arrives: the stage, the status, when to stop,
+    and when each stage began (seconds since QEMU started)."""
+
+    def __init__(self, end_grace_s, fail_grace_s):
+        self.end_grace_s = end_grace_s
+        self.fail_grace_s = fail_grace_s
+        self.lines = []
+        self.status = None
+        self.stage = 'Xen'
+        self.marks = [('Xen', 0.0)]
+        self.stop_at = None
+        self.ended = False
+
+    def feed(self, line, t):
+        """One console line at time t; returns the new stage, or None."""
+        self.lines.append(line)
+        new = None
+        if 'Linux version' in line and self.stage == 'Xen':
+            new = 'guest kernel'
+        elif line.startswith(BEGIN_GUEST):
+            new = 'init'
+        elif line.startswith(f'{MARK} BEGIN '):
+            new = line.split()[2]
+        elif line.startswith(f'# selftests: {COLLECTION}: '):
+            new = 'kselftest ' + line.split()[-1]
+        elif line.startswith(END_GUEST):
+            new = 'poweroff'
+        if line.startswith(END_GUEST):
+            self.ended = True
+            self.status = 'ok'
+            self.stop_at = t + self.end_grace_s
+        elif self.ended and HALTED_RE.search(line):
+            self.stop_at = t
+        elif not self.ended and self.stop_at is None:
+            if PANIC_RE.search(line):
+                self.status = f'panic: {line.strip()}'
+                self.stop_at = t + self.fail_grace_s
+            elif DIED_RE.search(line):
+                self.status = f'guest died before its end marker: {line.strip()}'
+                self.stop_at = t + self.fail_grace_s
+        if new and new != self.stage:
+            self.stage = new
+            self.marks.append((new, t))
+            return new
+        return None
+
+    def should_stop(self, t):
+        return self.stop_at is not None and t >= self.stop_at
+
+    def finish(self, t, timeout=None, qemu_rc=None):
+        """The boot is over at time t: by its timeout (seconds), or with
+        QEMU's exit code.  Returns the status."""
+        self.marks.append(('end', t))
+        if self.status is None:
+            if timeout is not None:
+                self.status = f'hang: no end marker after {timeout} s'
+            else:
+                self.status = f'guest ended without its end marker (QEMU exit {qemu_rc})'
+        return self.status
+
+    def timing(self):
+        """Seconds per stage, in order: Xen, guest kernel (to init), init's
+        own lines, each block and each selftest, poweroff."""
+        out = []
+        for (name, t0), (_, t1) in zip(self.marks, self.marks[1:]):
+            if name != 'end':
+                out.append((name, round(t1 - t0, 1)))
+        return out
+
+
+def sections(lines, begin, end, rc_of, strip=lambda line: line):
+    """Named sections of a console: from a line matching BEGIN to the line
+    matching END with the same (?P<name>), with rc_of(match of END)."""
+    out, cur, name = {}, None, None
+    for line in lines:
+        m = re.match(begin, line)
+        if m:
+            name, cur = m.group('name'), []
+            continue
+        m = re.match(end, line)
+        if m and cur is not None and m.group('name') == name:
+            out[name] = {'lines': cur, 'rc': rc_of(m)}
+            cur = None
+            continue
+        if cur is not None:
+            cur.append(strip(line))
+    return out
+
+
+def blocks(lines):
+    """The "@@XT BEGIN name" .. "@@XT END name rc" blocks of a console log."""
+    return sections(lines, rf'{MARK} BEGIN (?P<name>\S+)$',
+                    rf'{MARK} END (?P<name>\S+) (?P<rc>-?\d+)$', lambda m: int(m.group('rc')))
+
+
+def kselftest_tests(lines, collection=COLLECTION):
+    """Split run_kselftest.sh output into the tests of a collection (a
+    regular expression): the nested KTAP of each (the runner's "# " prefix
+    taken off) and an exit code from its result line (KSFT_PASS, KSFT_SKIP,
+    KSFT_FAIL for not ok)."""
+    def rc(m):
+        if m.group('result') == 'not ok':
+            return KSFT_FAIL
+        return KSFT_SKIP if re.search(r'#\s*SKIP', m.group('rest')) else KSFT_PASS
+
+    def strip(line):
+        return line[2:] if line.startswith('# ') else line[1:] if line == '#' else line
+
+    return sections(lines, rf'# selftests: {collection}: (?P<name>\S+)$',
+                    rf'(?P<result>not ok|ok) \d+ selftests: {collection}: (?P<name>\S+)(?P<rest>.*)$',
+                    rc, strip)
+
+
+def ktap_results(lines):
+    """The top-level results of a KTAP stream: name, verdict, and for a
+    skip its reason."""
+    res = []
+    for line in lines:
+        m = re.match(r'(not ok|ok) \d+ ([^#]*?)\s*(?:#\s*(\S+)\s*(.*))?$', line)
+        if m:
+            verdict = 'pass' if m.group(1) == 'ok' else 'fail'
+            r = {'verdict': verdict, 'name': m.group(2)}
+            if m.group(3) and m.group(3).upper() == 'SKIP':
+                r.update(verdict='skip', reason=m.group(4))
+            res.append(r)
+        m = re.match(r'1\.\.0 # SKIP (.*)', line)
+        if m:
+            res.append({'verdict': 'skip', 'name': '', 'reason': m.group(1)})
+    return res
+
+
+def kv(line):
+    """The numbers of a "key=value ..." diagnostic line."""
+    return {k: float(v) for k, v in re.findall(r'(\w+)=([0-9.]+)', line)}
+
+
+def cyclictest_stats(lines, spike_us):
+    """cyclictest -q -h output: min/avg/max, p99 and spikes over spike_us
+    from its histogram."""
+    hist, st = {}, {}
+    for line in lines:
+        m = re.match(r'(\d{6})\s+(\d+)$', line)
+        if m:
+            hist[int(m.group(1))] = int(m.group(2))
+        m = re.match(r'# (Min|Avg|Max) Latencies: (\d+)', line)
+        if m:
+            st[m.group(1).lower()] = int(m.group(2))
+        m = re.match(r'# Histogram Overflows: (\d+)', line)
+        if m:
+            st['overflows'] = int(m.group(1))
+    if 'avg' not in st:
+        return None
+    n = sum(hist.values()) + st.get('overflows', 0)
+    spikes = sum(c for b, c in hist.items() if b > spike_us) + st.get('overflows', 0)
+    p99, acc = f'>{CYCLICTEST_HIST_US}', 0
+    for b in sorted(hist):
+        acc += hist[b]
+        if acc >= 0.99 * n:
+            p99 = b
+            break
+    return {'samples': n, 'min_us': st['min'], 'avg_us': st['avg'], 'max_us': st['max'],
+            'p99_us': p99, 'spikes': spikes, 'hist': hist,
+            'overflows': st.get('overflows', 0)}
+
+
+def kunit_lines(lines):
+    """KUnit runs before init: its KTAP is the console up to the guest's
+    first marker."""
+    out = []
+    for line in lines:
+        if line.startswith(BEGIN_GUEST):
+            break
+        out.append(line)
+    return out
+
+
+def parse(lines, intervals, spike_us, tests=(SLOP_TEST, LATENCY_TEST)):
+    """What a finished console says: the guest's facts, each selftest's
+    KTAP and results, the latency figures, 'problems' (a selftest or the
+    runner missing: the boot's status) and 'bad_exit' (selftests that
+    exited with neither pass nor skip, or gave no result).  'streams' are
+    the KTAP streams to be checked with kunit.py, by name."""
+    r = {'verdicts': [], 'intervals': {}, 'problems': [], 'bad_exit': [], 'streams': {}}
+    b = blocks(lines)
+    for line in lines:
+        if line.startswith(f'{MARK} min_delta_ns:'):
+            r['min_delta_ns'] = int(line.split()[-1])
+        if line.startswith(f'{MARK} CMDLINE'):
+            r['cmdline'] = line[len(f'{MARK} CMDLINE '):]
+        if line.startswith(f'{MARK} DMESG') and ('rejected' in line or 'Malformed' in line):
+            r.setdefault('dmesg', []).append(line[len(f'{MARK} DMESG '):])
+    ks = b.get('kselftest')
+    if ks is None:
+        r['problems'].append('run_kselftest.sh did not run')
+        ks = {'lines': [], 'rc': 0}
+    else:
+        r['streams']['run_kselftest.sh'] = ks['lines']
+    b.update(kselftest_tests(ks['lines']))
+    for test in tests:
+        if test not in b:
+            r['problems'].append(f'{test} did not run')
+            continue
+        r['streams'][test] = b[test]['lines']
+        res = ktap_results(b[test]['lines'])
+        for v in res:
+            r['verdicts'].append({'test': test, **v})
+        if b[test]['rc'] not in (KSFT_PASS, KSFT_SKIP) or not res:
+            r['bad_exit'].append(test)
+        for line in b[test]['lines']:
+            if 'XT_LAT ' in line:
+                d = kv(line)
+                r['intervals'].setdefault(int(d['interval_us']), {})['ours'] = {
+                    'samples': int(d['samples']), 'min_us': d['min_ns'] / 1e3,
+                    'avg_us': d['avg_ns'] / 1e3, 'max_us': d['max_ns'] / 1e3,
+                    'p50_us': d['p50_ns'] / 1e3, 'p99_us': d['p99_ns'] / 1e3,
+                    'p999_us': d['p999_ns'] / 1e3, 'spikes': int(d.get('over', d['spikes']))}
+            if 'XT_SLOP ' in line:
+                r['slop_check'] = kv(line)
+            if 'XT_CPU ' in line:
+                r.setdefault('cpus', []).append(dict(re.findall(r'(\w+)=(\S+)', line)))
+    for i in intervals:
+        name = f'cyclictest-{i}'
+        if name in b:
+            c = cyclictest_stats(b[name]['lines'], spike_us)
+            if c:
+                r['intervals'].setdefault(i, {})['cyclictest'] = c
+    return r

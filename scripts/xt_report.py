@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a run prints and writes: the thread's table per config, the
+one-line-per-config summary, the edge-value table, the repeat counts, a
+gnuplot PNG of cyclictest's latency distribution, and the JSON."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import xt_console
+import xt_verdict
+
+
+def fmt(v, nd=0):
+    if v is None:
+        return '-'
+    if isinstance(v, str):
+        return v
+    return f'{v:.{nd}f}'
+
+
+def print_table(results, args, out):
+    w = out.write
+    w(f'# QEMU accel: {args.accel_desc}\n')
+    for r in results:
+        w('\n##############################\n\n')
+        w(f'# Timer Slop: {r["config"]}\n')
+        w(f'# boot: {r["status"]}, {r["seconds"]} s')
+        if 'min_delta_ns' in r:
+            w(f', guest min_delta_ns {r["min_delta_ns"]}')
+        w('\n')
+        if r.get('timing'):
+            w('# time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in r['timing'].items()) + '\n')
+        for i in args.intervals:
+            d = r['intervals'].get(i, {})
+            o, c = d.get('ours'), d.get('cyclictest')
+            w(f'\n# Interval (-i{i})          ours   cyclictest\n')
+            for key, name in (('min_us', 'Min'), ('avg_us', 'Avg'), ('max_us', 'Max'),
+                              ('p99_us', 'p99')):
+                w(f'{name + ":":<26}{fmt(o and o[key]):>6} {fmt(c and c[key]):>12}\n')
+            w(f'{f"Spikes (over {args.spike_us}):":<26}{fmt(o and o["spikes"]):>6} '
+              f'{fmt(c and c["spikes"]):>12}\n')
+            w(f'{"Samples:":<26}{fmt(o and o["samples"]):>6} {fmt(c and c["samples"]):>12}\n')
+        if 'slop_check' in r:
+            s = r['slop_check']
+            w(f'\n# slop check: sleeps of {s["short_ns"] / 1e3:.0f} us and {s["long_ns"] / 1e3:.0f} us,'
+              f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
+        w('\n# verdicts\n')
+        for v in r['verdicts']:
+            why = f' # SKIP {v["reason"]}' if v.get('reason') else ''
+            w(f'{v["verdict"].upper():<5} {v["test"]}: {v["name"]}{why}\n')
+        if 'kunit' in r:
+            w(f'{"PASS" if r["kunit"]["ok"] else "FAIL":<5} KUnit at boot: {r["kunit"]["summary"]}\n')
+        for test, text in r.get('ktap_parse', {}).items():
+            w(f'{"FAIL" if text.startswith("parse error") else "PASS":<5} kunit.py parse of {test}: {text}\n')
+        for line in r.get('dmesg', []):
+            w(f'dmesg: {line}\n')
+        if r.get('last_lines'):
+            w('# last console lines:\n')
+            for line in r['last_lines']:
+                w(f'  | {line}\n')
+    w('\n')
+    for r in results:
+        w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
+
+
+def repeat_table(results, repeat):
+    """With --repeat: per config, how many boots each detector flagged."""
+    lines = []
+    for k in range(0, len(results), repeat):
+        runs = results[k:k + repeat]
+        name = runs[0]['config'].rsplit(' #', 1)[0]
+        flagged = sum(not r['ok'] for r in runs)
+        lines.append(f'{name}: {flagged}/{len(runs)} boots flagged')
+        count = {}
+        for r in runs:
+            for d in xt_verdict.detectors(r):
+                count[d] = count.get(d, 0) + 1
+        for d in sorted(count, key=lambda d: (-count[d], d)):
+            lines.append(f'  {count[d]:>3}/{len(runs)}  {d}')
+    return '\n'.join(lines) + '\n'
+
+
+def params_table(results, kernel, accel):
+    """One line per boot of --params-file: what the kernel made of the value."""
+    width = max(len(r['config']) for r in results) + 2
+    lines = [f'{"parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
+    for r in results:
+        boot = 'ok' if r['status'] == 'ok' else r['status'].split(':')[0].replace(
+            'guest died before its end marker', 'dom0 died early')
+        if r['status'] == 'ok' and not r['ok']:
+            boot = 'ok, selftest FAIL'
+        md = r.get('min_delta_ns', '-')
+        log = '; '.join(re.sub(r'^\[[ 0-9.]+\] ', '', l) for l in r.get('dmesg', [])) or '-'
+        lines.append(f'{r["config"]:<{width}}{md:>14}  {boot:<22} {log}')
+    return (f'# guest kernel: {kernel}, QEMU accel: {accel}\n' +
+            '\n'.join(lines) + '\n')
+
+
+def summary_table(results, args):
+    """One line per config and interval: the thread's numbers, ours and cyclictest's."""
+    keys = ('min_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
+    widths = (5, 5, 7, 7, 7, 6)
+
+    def cols(d):
+        return ''.join(f'{fmt(d[k]) if d else "-":>{w}}' for k, w in zip(keys, widths))
+    names = ('min', 'avg', 'max', 'p99', f'>{args.spike_us}', 'n')
+    head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
+    width = max(len(r['config']) for r in results) + 2
+    lines = [f'# QEMU accel: {args.accel_desc}',
+             f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
+             f'{"config":<{width}}{"":>7}  {head}   {head}']
+    for r in results:
+        for i in args.intervals:
+            d = r['intervals'].get(i, {})
+            lines.append(f'{r["config"]:<{width}}{"-i" + str(i):>7}  '
+                         f'{cols(d.get("ours"))}   {cols(d.get("cyclictest"))}')
+    return '\n'.join(lines) + '\n'
+
+
+def plot(results, args, outdir):
+    if not shutil.which('gnuplot'):
+        print('harness: gnuplot missing, no plot (apt-get install gnuplot-nox)')
+        return None
+    # gnuplot's data files are intermediate: they do not go beside the results.
+    with tempfile.TemporaryDirectory(prefix='xt-plot-') as tmp:
+        return plot_in(results, args, outdir, tmp)
+
+
+def plot_in(results, args, outdir, tmp):
+    datafiles, plots = [], []
+    for i in args.intervals:
+        curves = []
+        for k, r in enumerate(results):
+            c = r['intervals'].get(i, {}).get('cyclictest')
+            if not c or not c['samples']:
+                continue
+            path = os.path.join(tmp, f'cdf-{k}-{i}.dat')
+            acc = 0
+            with open(path, 'w') as f:
+                for b in sorted(c['hist']):
+                    acc += c['hist'][b]
+                    f.write(f'{b} {100.0 * acc / c["samples"]:.3f}\n')
+            datafiles.append(path)
+            curves.append(f'"{path}" using 1:2 with steps lw 2 title "{r["config"]}"')
+        if curves:
+            plots.append((i, curves))
+    if not plots:
+        return None
+    png = os.path.join(outdir, f'latency-{args.name}.png')
+    script = ['set terminal pngcairo size 1200,%d' % (450 * len(plots)) if
+              subprocess.run(['gnuplot', '-e', 'set terminal pngcairo'],
+                             capture_output=True).returncode == 0 else
+              'set terminal png size 1200,%d' % (450 * len(plots)),
+              f'set output "{png}"', f'set multiplot layout {len(plots)},1',
+              'set xlabel "latency (us), cyclictest histogram"',
+              'set ylabel "samples at or below (%)"', 'set key bottom right',
+              'set grid', f'set xrange [0:{xt_console.CYCLICTEST_HIST_US}]', 'set yrange [0:100]']
+    for i, curves in plots:
+        script.append(f'set title "Interval {i} us: latency distribution per config"')
+        script.append('plot ' + ', '.join(curves))
+    script.append('unset multiplot')
+    p = subprocess.run(['gnuplot'], input='\n'.join(script), text=True, capture_output=True)
+    if p.returncode:
+        print(f'harness: gnuplot failed: {p.stderr.strip().splitlines()[-1:]}')
+        return None
+    return png
+
+
+def write_json(path, summary, results):
+    """The run's JSON, without cyclictest's histograms."""
+    for r in results:
+        for i in r['intervals'].values():
+            if 'cyclictest' in i:
+                i['cyclictest'].pop('hist', None)
+    with open(path, 'w') as f:
+        json.dump(summary, f, indent=1)
