@@ -260,7 +260,8 @@ static void check_slop(const struct opts *o)
 		       (unsigned long long)s, (unsigned long long)n,
 		       (unsigned long long)(s / 10), (unsigned long long)ms,
 		       (unsigned long long)s, (unsigned long long)ml,
-		       (unsigned long long)diff, (unsigned long long)(s * SLOP_DIFF_LIMIT_PCT / 100));
+		       (unsigned long long)diff,
+		       (unsigned long long)(s * SLOP_DIFF_LIMIT_PCT / 100));
 	ksft_print_msg(SLOP_MSG_FMT,
 		       (unsigned long long)(ms / 1000), (unsigned long long)(s / 10000),
 		       (unsigned long long)(ml / 1000), (unsigned long long)(s / 1000),
