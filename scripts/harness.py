@@ -223,6 +223,8 @@ def main(argv):
         results.append(r)
         nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
         why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
+        if r['status'] == 'ok' and r['bad_exit']:
+            why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
         if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
             why += ', KUnit failed'
         print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({why}) in {boot.seconds:.0f} s',

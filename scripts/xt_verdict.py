@@ -17,6 +17,8 @@ def detectors(r):
         found.append('boot: ' + r['status'].split(':')[0])
     if 'kunit' in r and not r['kunit']['ok']:
         found.append('KUnit at boot')
+    for test in r.get('bad_exit', []):
+        found.append(f'{test}: ended without pass or skip (failed, crashed or timed out)')
     for v in r['verdicts']:
         if v['verdict'] == 'fail':
             found.append(f'{v["test"]}: {re.sub(r"^cpu[0-9]+_", "cpuN_", v["name"])}')
@@ -63,8 +65,8 @@ def evaluate(boot, config, check, outdir, idx):
     facts = xt_console.parse(boot.lines, check.intervals, check.spike_us, check.tests)
     streams = facts.pop('streams')
     problems = facts.pop('problems')
-    bad_exit = facts.pop('bad_exit')
     r.update(facts)
+    bad_exit = r['bad_exit']
     if problems and r['ok']:
         r['ok'] = False
         r['status'] = problems[0]
