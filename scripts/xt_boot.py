@@ -37,13 +37,27 @@ class GuestParams:
     end_grace_s: float
     # After a panic or an early death: the lines that follow still tell.
     fail_grace_s: float
+    # Xen's command line beyond the console and dom0's memory and vCPUs.
+    xen_args: tuple = ()
+    # Before the guest's command line: what the dom0 kernel needs.
+    dom0_args: tuple = ()
     # How often a quiet console is checked for QEMU having exited.
     poll_s: float = 1.0
 
 
 GUEST_TYPES = {
+    # The guest is dom0 itself.
     'pv': GuestParams(name='pv', memory_mb=1024, dom0_mem='512M', cpu_model=None,
                       end_grace_s=1.0, fail_grace_s=2.0),
+    # A PV dom0 (scripts/dom0-init, initramfs of mkinitramfs-dom0.sh)
+    # starts the guest as a PVH domU of 256 MB with xl.  Debian's Xen is
+    # built without shadow paging, so a PVH domain needs HAP: QEMU's TCG
+    # emulates AMD SVM with nested paging (qemu64,+svm,+npt; -cpu max
+    # makes the PV dom0 fault at its first instructions).  dom0 runs no
+    # KUnit (kunit.enable=0): the KTAP on the console is the domU's.
+    'pvh': GuestParams(name='pvh', memory_mb=1536, dom0_mem='512M',
+                       cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
+                       dom0_args=('kunit.enable=0', 'xt_domu_type=pvh')),
 }
 
 # A /dev/kvm does not mean KVM can run Xen: on some hosts QEMU aborts
@@ -151,6 +165,8 @@ class Boot:
                    'noreboot')
         if xen_slop is not None:
             xen_cmd += f' timer_slop={xen_slop}'
+        xen_cmd = ' '.join([xen_cmd, *m.guest.xen_args])
+        guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.guest_cmdline = guest_cmdline
         # QEMU splits -initrd at commas: the guest command line must have none.
         initrd = f'{m.kernel} {guest_cmdline.replace(",", ",,")},{m.initrd}'

@@ -18,6 +18,9 @@ import re
 MARK = '@@XT'
 END_GUEST = '@@XT END-GUEST'
 BEGIN_GUEST = '@@XT BEGIN-GUEST'
+# scripts/dom0-init, when the guest is a domU started by dom0.
+DOMU_START = '@@XT DOMU-START'
+DOMU_FAILED = '@@XT DOMU-FAILED'
 # A boot is over, badly, on any of these before the end marker.
 PANIC_RE = re.compile(r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
                       r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init')
@@ -56,6 +59,8 @@ class Watcher:
         new = None
         if 'Linux version' in line and self.stage == 'Xen':
             new = 'guest kernel'
+        elif line.startswith(DOMU_START):
+            new = 'domU'
         elif line.startswith(BEGIN_GUEST):
             new = 'init'
         elif line.startswith(f'{MARK} BEGIN '):
@@ -73,6 +78,9 @@ class Watcher:
         elif not self.ended and self.stop_at is None:
             if PANIC_RE.search(line):
                 self.status = f'panic: {line.strip()}'
+                self.stop_at = t + self.fail_grace_s
+            elif line.startswith(DOMU_FAILED):
+                self.status = f'the domU did not start: {line.strip()}'
                 self.stop_at = t + self.fail_grace_s
             elif DIED_RE.search(line):
                 self.status = f'guest died before its end marker: {line.strip()}'

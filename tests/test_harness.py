@@ -160,6 +160,23 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(w.status, 'hang: no end marker after 60 s')
         self.assertEqual([m for m, _ in w.marks], ['Xen', 'guest kernel', 'end'])
 
+    def test_pvh_domu(self):
+        # make pvh-check: dom0 (no KUnit) starts the guest as a PVH domU.
+        lines = captured('console.pvh-ok')
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual(w.status, 'ok')
+        self.assertEqual([m for m, _ in w.marks][:4], ['Xen', 'guest kernel', 'domU', 'init'])
+        r = xt_console.parse(lines, [50, 1000], 100)
+        self.assertEqual((r['problems'], r['bad_exit']), ([], []))
+        self.assertEqual(len(r['verdicts']), 9)
+        k = '\n'.join(xt_console.kunit_lines(lines))
+        self.assertIn('ok 6 xen_timer_slop_test_xen_cpu_devices', k)
+
+    def test_pvh_stall_is_a_hang(self):
+        # The PVH domU's console stopped in cyclictest's histogram.
+        w = watch(captured('console.pvh-stall'), timeout=90)
+        self.assertEqual((w.status, w.stage), ('hang: no end marker after 90 s', 'cyclictest-1000'))
+
     def test_cut_in_a_test_is_a_hang(self):
         # A guest that stops inside the latency test: no end marker, and the
         # test has no result line, so it did not run.

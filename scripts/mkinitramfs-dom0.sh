@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs-dom0.sh GUEST_KERNEL GUEST_INITRD OUT.cpio.gz
+#
+# The initramfs of the PV dom0 that starts the xen_timer guest as a PVH
+# domU with xl (scripts/dom0-init): busybox-static, Debian's Xen 4.17
+# tools (xen-utils-4.17) with the libraries they load, and the guest's
+# kernel and initramfs in /guest.
+set -euo pipefail
+
+kernel=$1 guest_initrd=$2 out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+xbin=/usr/lib/xen-4.17/bin
+
+die() { echo "mkinitramfs-dom0: $*" >&2; exit 1; }
+[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
+	die "/bin/busybox missing or not static: run 'make deps' (busybox-static)"
+[ -x $xbin/xl ] || die "$xbin/xl missing: run 'make deps' (xen-utils-4.17)"
+for f in "$kernel" "$guest_initrd"; do
+	[ -f "$f" ] || die "$f does not exist"
+done
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib64,lib/x86_64-linux-gnu,etc/xen,guest,var,usr/bin}
+cp /bin/busybox "$root/bin/busybox"
+for app in $(/bin/busybox --list); do
+	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
+done
+copy_bin() {
+	local lib
+	mkdir -p "$root$(dirname "$1")"
+	cp "$1" "$root$1"
+	for lib in $(ldd "$1" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
+		cp -L "$lib" "$root$lib"
+	done
+}
+for b in xl xenstored xenconsoled xenconsole xen-init-dom0 libxl-save-helper; do
+	copy_bin $xbin/$b
+done
+# glibc loads it when xl's threads are cancelled; without it xl aborts.
+cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/"
+cp "$kernel" "$root/guest/kernel"
+cp "$guest_initrd" "$root/guest/initrd"
+cp "$here/dom0-init" "$root/init"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
