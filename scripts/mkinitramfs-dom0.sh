@@ -13,29 +13,14 @@ kernel=$1 guest_initrd=$2 out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 xbin=/usr/lib/xen-4.17/bin
 
-die() { echo "mkinitramfs-dom0: $*" >&2; exit 1; }
-[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
-	die "/bin/busybox missing or not static: run 'make deps' (busybox-static)"
+. "$here/initramfs-lib.sh"
 [ -x $xbin/xl ] || die "$xbin/xl missing: run 'make deps' (xen-utils-4.17)"
 for f in "$kernel" "$guest_initrd"; do
 	[ -f "$f" ] || die "$f does not exist"
 done
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib64,lib/x86_64-linux-gnu,etc/xen,guest,var,usr/bin}
-cp /bin/busybox "$root/bin/busybox"
-for app in $(/bin/busybox --list); do
-	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
-done
-copy_bin() {
-	local lib
-	mkdir -p "$root$(dirname "$1")"
-	cp "$1" "$root$1"
-	for lib in $(ldd "$1" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
-		cp -L "$lib" "$root$lib"
-	done
-}
+new_root
+mkdir -p "$root"/{etc/xen,guest,var}
 for b in xl xenstored xenconsoled xenconsole xen-init-dom0 libxl-save-helper; do
 	copy_bin $xbin/$b
 done
@@ -45,5 +30,4 @@ cp "$kernel" "$root/guest/kernel"
 cp "$guest_initrd" "$root/guest/initrd"
 cp "$here/dom0-init" "$root/init"
 chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
-mv "$out.tmp" "$out"
+write_cpio "$out"

@@ -74,6 +74,28 @@ class AccelError(Exception):
     pass
 
 
+def read_lines(proc, start, poll_s, stop):
+    """The lines of proc's output as they come, each with the seconds since
+    start.  Ends at end of output, when QEMU has exited while quiet, or when
+    stop(seconds) says so, which is asked before every read."""
+    buf = b''
+    while not stop(time.monotonic() - start):
+        ready, _, _ = select.select([proc.stdout], [], [], poll_s)
+        if not ready:
+            if proc.poll() is not None:
+                break
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        buf += chunk
+        *done, buf = buf.split(b'\n')
+        for raw in done:
+            yield raw.decode('utf-8', 'replace').rstrip('\r'), time.monotonic() - start
+    if buf:
+        yield buf.decode('utf-8', 'replace'), time.monotonic() - start
+
+
 def kvm_probe(xen, vcpus):
     """Boot Xen under KVM until it has brought up its CPUs: (ok, why)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,25 +112,12 @@ def kvm_probe(xen, vcpus):
                                     stdin=subprocess.DEVNULL)
         except OSError as e:
             return False, f'cannot run QEMU: {e.strerror}'
-        last, buf, ok = '', b'', False
+        last, ok = '', False
         try:
-            while time.monotonic() - start < PROBE_SECONDS:
-                ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-                if not ready:
-                    continue
-                chunk = os.read(proc.stdout.fileno(), 65536)
-                if not chunk:
-                    break
-                buf += chunk
-                *done, buf = buf.split(b'\n')
-                for raw in done:
-                    line = raw.decode('utf-8', 'replace').strip()
-                    if line:
-                        last = line
-                    if PROBE_OK.search(line):
-                        ok = True
-                if ok:
-                    break
+            for line, _ in read_lines(proc, start, 1.0,
+                                      lambda t: ok or t >= PROBE_SECONDS):
+                last = line.strip() or last
+                ok = ok or bool(PROBE_OK.search(line))
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -192,36 +201,21 @@ class Boot:
         start = time.monotonic()
         proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
-        buf = b''
         timed_out = False
-        while True:
-            now = time.monotonic() - start
-            if self.watch.should_stop(now):
-                break
-            if now > self.m.timeout:
-                timed_out = True
-                break
-            ready, _, _ = select.select([proc.stdout], [], [], self.m.guest.poll_s)
-            if not ready:
-                if proc.poll() is not None:
-                    break
-                continue
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            buf += chunk
-            *done, buf = buf.split(b'\n')
-            for raw in done:
-                t = time.monotonic() - start
-                stage = self.watch.feed(raw.decode('utf-8', 'replace').rstrip('\r'), t)
-                if stage:
-                    progress(f'{stage} ({t:.0f} s)')
+
+        def stop(t):
+            nonlocal timed_out
+            timed_out = not self.watch.should_stop(t) and t > self.m.timeout
+            return timed_out or self.watch.should_stop(t)
+
+        for line, t in read_lines(proc, start, self.m.guest.poll_s, stop):
+            stage = self.watch.feed(line, t)
+            if stage:
+                progress(f'{stage} ({t:.0f} s)')
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         proc.stdout.close()
-        if buf:
-            self.watch.feed(buf.decode('utf-8', 'replace'), time.monotonic() - start)
         self.seconds = time.monotonic() - start
         self.watch.finish(self.seconds, timeout=self.m.timeout if timed_out and
                           self.watch.status is None else None, qemu_rc=proc.returncode)
