@@ -37,8 +37,6 @@ class GuestParams:
     end_grace_s: float
     # After a panic or an early death: the lines that follow still tell.
     fail_grace_s: float
-    # Xen's command line beyond the console and dom0's memory and vCPUs.
-    xen_args: tuple = ()
     # Before the guest's command line: what the dom0 kernel needs.
     dom0_args: tuple = ()
     # How often a quiet console is checked for QEMU having exited.
@@ -174,7 +172,6 @@ class Boot:
                    'noreboot')
         if xen_slop is not None:
             xen_cmd += f' timer_slop={xen_slop}'
-        xen_cmd = ' '.join([xen_cmd, *m.guest.xen_args])
         guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.guest_cmdline = guest_cmdline
         # QEMU splits -initrd at commas: the guest command line must have none.
