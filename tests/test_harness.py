@@ -145,6 +145,17 @@ class CapturedConsoles(unittest.TestCase):
         k = xt_console.kunit_lines(lines)
         self.assertIn('# xen_timer_slop: pass:6 fail:0 skip:0 total:6', '\n'.join(k))
 
+    def test_kunit_interleaved(self):
+        # A boot of make check whose KUnit KTAP had "Freeing initrd memory"
+        # and "input: AT Translated Set 2 keyboard" inside a nested test:
+        # kunit.py found "Expected test number 7 but found 1" and 5 crashes.
+        k = xt_console.kunit_lines(captured('console.pv-interleaved'))
+        self.assertTrue(all(xt_console.KTAP_LINE.match(line) for line in k))
+        self.assertNotIn('Freeing initrd memory: 2928K', k)
+        self.assertEqual(sum(line.strip().startswith(('ok ', 'not ok ')) for line in k),
+                         59 + 4 + 2 + 1)  # params, their 4 cases, 2 cases, the suite
+        self.assertEqual(k[-1], 'ok 1 xen_timer_slop')
+
     def test_panic(self):
         lines = captured('console.pv-panic')
         w = watch(lines, qemu_rc=0)
