@@ -57,6 +57,24 @@ def summary(c, errors=0):
     return f'Ran {n} tests: ' + (', '.join(parts) or 'none')
 
 
+def problem(results, errors, min_cases, max_skips=None):
+    """The rule every KUnit result set is held to, kunit-run.sh's and the
+    harness's alike: the first thing wrong with it, or None.  Nothing
+    failed or crashed, no KTAP error, at least min_cases results and, when
+    given, at most max_skips skipped."""
+    c = counts(results)
+    if c['FAIL'] or c['ERROR']:
+        first = next('.'.join(p) for p, s in results if s in ('FAIL', 'ERROR'))
+        return f'{c["FAIL"]} failed, {c["ERROR"]} crashed, first {first}'
+    if errors:
+        return f'kunit.py found {len(errors)} KTAP errors'
+    if len(results) < min_cases:
+        return f'only {len(results)} cases ran, expected at least {min_cases}: a test went missing'
+    if max_skips is not None and c['SKIP'] > max_skips:
+        return f'{c["SKIP"]} cases skipped, at most {max_skips} expected here'
+    return None
+
+
 class Parsed:
     """One KTAP file parsed by the tree's kunit.py."""
 
@@ -84,9 +102,7 @@ class Parsed:
 
     def ok(self, min_cases=1):
         """Parsed with no error, nothing failed or crashed, enough results."""
-        c = self.counts
-        return (self.missing is None and not self.errors and not c['FAIL'] and
-                not c['ERROR'] and len(self.results) >= min_cases)
+        return self.missing is None and problem(self.results, self.errors, min_cases) is None
 
     def text(self, min_cases=1):
         if self.missing:
@@ -107,20 +123,10 @@ def check(json_path, log_path, min_cases, max_skips):
             errors = parse_errors(f.read())
     except (OSError, ValueError, KeyError) as e:
         return 1, f'kunit: no results from kunit.py ({e}); see {log_path}'
-    c = counts(results)
-    n = len(results)
-    if c['FAIL'] or c['ERROR']:
-        bad = [('.'.join(p), s) for p, s in results if s in ('FAIL', 'ERROR')]
-        return 1, (f'kunit: {c["FAIL"]} failed, {c["ERROR"]} crashed, first {bad[0][0]} '
-                   f'({bad[0][1]}); see {log_path}')
-    if errors:
-        return 1, f'kunit: kunit.py found {len(errors)} KTAP errors; see {log_path}'
-    if n < min_cases:
-        return 1, (f'kunit: only {n} cases ran, expected at least {min_cases}: '
-                   f'a test went missing; see {log_path}')
-    if c['SKIP'] > max_skips:
-        return 1, f'kunit: {c["SKIP"]} cases skipped, at most {max_skips} expected here; see {log_path}'
-    return 0, f'kunit: {n} cases, {c["SKIP"]} skipped, 0 failed'
+    bad = problem(results, errors, min_cases, max_skips)
+    if bad:
+        return 1, f'kunit: {bad}; see {log_path}'
+    return 0, f'kunit: {len(results)} cases, {counts(results)["SKIP"]} skipped, 0 failed'
 
 
 def main(argv):
