@@ -178,7 +178,7 @@ def ktap_results(lines):
 
 def kv(line):
     """The numbers of a "key=value ..." diagnostic line."""
-    return {k: float(v) for k, v in re.findall(r'(\w+)=([0-9.]+)', line)}
+    return {k: float(v) for k, v in re.findall(r'(\w+)=(-?[0-9.]+)', line)}
 
 
 def cyclictest_stats(lines, spike_us):
