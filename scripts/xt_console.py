@@ -21,6 +21,10 @@ BEGIN_GUEST = '@@XT BEGIN-GUEST'
 # scripts/dom0-init, when the guest is a domU started by dom0.
 DOMU_START = '@@XT DOMU-START'
 DOMU_FAILED = '@@XT DOMU-FAILED'
+# dom0's watchdog: the domU's console has not grown for a while.  What
+# dom0 prints after it (xl list, the vCPUs' stacks) follows within this.
+DOMU_STALL = '@@XT DOMU-STALL'
+DOMU_STALL_GRACE_S = 15.0
 # A boot is over, badly, on any of these before the end marker.
 PANIC_RE = re.compile(r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
                       r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init')
@@ -82,6 +86,9 @@ class Watcher:
             elif line.startswith(DOMU_FAILED):
                 self.status = f'the domU did not start: {line.strip()}'
                 self.stop_at = t + self.fail_grace_s
+            elif line.startswith(DOMU_STALL):
+                self.status = f'the domU console stalled: {line[len(DOMU_STALL):].strip()}'
+                self.stop_at = t + DOMU_STALL_GRACE_S
             elif DIED_RE.search(line):
                 self.status = f'guest died before its end marker: {line.strip()}'
                 self.stop_at = t + self.fail_grace_s

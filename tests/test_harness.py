@@ -188,6 +188,22 @@ class CapturedConsoles(unittest.TestCase):
         w = watch(captured('console.pvh-stall'), timeout=90)
         self.assertEqual((w.status, w.stage), ('hang: no end marker after 90 s', 'cyclictest-1000'))
 
+    def test_pvh_stall_marker(self):
+        # dom0's watchdog says the domU's console stopped: the boot ends
+        # then, with what dom0 printed after the marker, not at the timeout.
+        lines = captured('console.pvh-ok')
+        cut = lines[:lines.index('@@XT BEGIN cyclictest-1000') + 20]
+        cut += ['@@XT DOMU-STALL log 31337 bytes, 30 s without output',
+                'Name    ID   Mem VCPUs      State   Time(s)']
+        w = xt_console.Watcher(2.0, 2.0)
+        for k, line in enumerate(cut):
+            w.feed(line, float(k))
+        stall_t = float(len(cut) - 2)
+        self.assertEqual(w.status, 'the domU console stalled: log 31337 bytes, '
+                                   '30 s without output')
+        self.assertFalse(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S - 1))
+        self.assertTrue(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S))
+
     def test_cut_in_a_test_is_a_hang(self):
         # A guest that stops inside the latency test: no end marker, and the
         # test has no result line, so it did not run.
