@@ -31,6 +31,12 @@ $(error ACCEL must be auto, kvm or tcg, not '$(ACCEL)')
 endif
 # Guest kernel: debian (Debian's prebuilt 6.12, no build) or build (ours).
 GUEST       ?= debian
+# Guest types, each config boots as each: pv (the kernel is Xen's PV dom0)
+# and pvh (that dom0 starts the same kernel as a PVH domU with xl).
+GUEST_TYPES ?= pv pvh
+ifneq ($(filter-out pv pvh,$(GUEST_TYPES)),)
+$(error GUEST_TYPES must be pv and/or pvh, not '$(GUEST_TYPES)')
+endif
 # Thresholds of check (b) under QEMU without KVM, where every short sleep
 # takes hundreds of microseconds: they catch a guest whose timers are
 # broken (5G slop: 5.4 s per sleep), not a slow emulator.
@@ -61,31 +67,39 @@ XEN_ELF   = $(BUILD)/xen/xen-4.17.elf
 DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)
 RESULTS   = $(BUILD)/results
 
+# The dom0 initramfs of the pvh type: xl, Xen's tools, the guest kernel
+# and $(INITRD) (scripts/mkinitramfs-dom0.sh), per guest kernel.
+DOM0_INITRD       = $(OUT)/initramfs-dom0-$(GUEST).cpio.gz
+BOOT_DOM0_INITRD  = $(OUT)/initramfs-dom0-build.cpio.gz
+
 ifeq ($(GUEST),debian)
 GUEST_KERNEL = $(DEB_KERNEL_DIR)/vmlinuz
 GUEST_DEP    = debian-kernel
+GUEST_MODS   = $(DEB_KERNEL_DIR)/modules
 KUNIT_PARSE  =
 else ifeq ($(GUEST),build)
 GUEST_KERNEL = $(BZIMAGE)
 GUEST_DEP    = kernel
+GUEST_MODS   =
 KUNIT_PARSE  = --kunit-boot --kunit-min $(KUNIT_MIN_CASES)
 else
 $(error GUEST must be debian or build, not '$(GUEST)')
 endif
 
 HARNESS_OPTS = --xen $(XEN_ELF) --kernel $(GUEST_KERNEL) \
-	--initrd $(INITRD) --intervals "$(INTERVALS)" \
+	--initrd $(INITRD) --dom0-initrd $(DOM0_INITRD) --guest-types "$(GUEST_TYPES)" \
+	--intervals "$(INTERVALS)" \
 	--samples "$(SAMPLES)" --oneshot "$(ONESHOT)" --vcpus "$(VCPUS)" \
 	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE) \
 	--accel $(ACCEL)
 
 .PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
-	false-failures misses series-check pvh-check
+	false-failures misses series-check dom0-initramfs boot-dom0-initramfs
 
 all: run
 
-run: deps xen $(GUEST_DEP) initramfs tree
+run: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
 	$(PYTHON) scripts/harness.py matrix $(HARNESS_OPTS) \
 		--xen-slops "$(XEN_SLOPS)" --guest-slops "$(GUEST_SLOPS)" \
 		--out $(RESULTS) --name matrix-$(GUEST)-$(KVER)
@@ -143,6 +157,15 @@ initramfs: ksft-install
 	@scripts/mkinitramfs.sh $(KSFT) $(INITRD)
 	@echo "== initramfs $(INITRD)"
 
+# Rebuilt every time, as initramfs is: a few seconds.
+dom0-initramfs: $(GUEST_DEP) initramfs
+	@$(if $(filter pvh,$(GUEST_TYPES)),scripts/mkinitramfs-dom0.sh $(GUEST_KERNEL) $(INITRD) \
+		$(DOM0_INITRD) $(GUEST_MODS) && echo "== dom0 initramfs $(DOM0_INITRD)",:)
+
+boot-dom0-initramfs: kernel initramfs
+	@$(if $(filter pvh,$(GUEST_TYPES)),scripts/mkinitramfs-dom0.sh $(BZIMAGE) $(INITRD) \
+		$(BOOT_DOM0_INITRD) && echo "== dom0 initramfs $(BOOT_DOM0_INITRD)",:)
+
 debian-kernel: deps
 	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR)
 
@@ -161,15 +184,17 @@ host-tests: deps
 # check (a) (make false-failures: 0 of 20 failed), at 8-9 s a boot.
 BOOT_SAMPLES ?= 200
 BOOT_ONESHOT ?= 100
-BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) \
+BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --guest-types "$(GUEST_TYPES)" \
 	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
 	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
 	--samples $(BOOT_SAMPLES) --oneshot $(BOOT_ONESHOT) --vcpus 2 --timeout "$(TIMEOUT)" \
 	--lat-opts "$(LAT_OPTS)" --out $(RESULTS) --accel $(ACCEL)
 
-# Our kernel under Xen: KUnit at boot and the selftests, two configs.
-boot-check: deps xen kernel initramfs
+# Our kernel under Xen: KUnit at boot and the selftests, two configs, as
+# each of GUEST_TYPES.
+boot-check: deps xen kernel initramfs boot-dom0-initramfs
 	$(PYTHON) scripts/harness.py matrix $(BOOT_OPTS) --kernel $(BZIMAGE) \
+		--dom0-initrd $(BOOT_DOM0_INITRD) \
 		--guest-slops "default 100000" \
 		--name boot-check-$(KVER)
 
@@ -188,36 +213,29 @@ RUNS    ?= 20
 MUTANTS ?= ignored forced bypassed
 REL_HARNESS = $(PYTHON) scripts/harness.py repeat $(BOOT_OPTS) --runs $(RUNS)
 
-false-failures: deps xen kernel initramfs
+false-failures: deps xen kernel initramfs boot-dom0-initramfs
 	@command -v stress-ng >/dev/null || { echo "stress-ng missing: run make deps" >&2; exit 1; }
-	@echo "== false-failures: Linux $(KVER), $(RUNS) boots, stress-ng --cpu 1 on host CPU 1, QEMU on CPU 0"
+	@echo "== false-failures: Linux $(KVER), $(RUNS) boots as each of $(GUEST_TYPES), stress-ng --cpu 1 on host CPU 1, QEMU on CPU 0"
 	@stress-ng --quiet --cpu 1 --taskset 1 --timeout 3h & load=$$!; \
-	$(REL_HARNESS) --kernel $(BZIMAGE) --guest-slops 100000 --taskset 0 \
+	$(REL_HARNESS) --kernel $(BZIMAGE) --dom0-initrd $(BOOT_DOM0_INITRD) \
+		--guest-slops 100000 --taskset 0 \
 		--name false-failures-$(KVER); rc=$$?; kill $$load; wait $$load 2>/dev/null; exit $$rc
 
 misses: deps xen tree initramfs
 	@for m in $(MUTANTS); do \
 		case $$m in forced) slop=50000 ;; ignored) slop=200000 ;; *) slop=100000 ;; esac; \
-		echo "== misses: mutant $$m, Linux $(KVER), xen_timer_slop=$$slop, $(RUNS) boots"; \
+		echo "== misses: mutant $$m, Linux $(KVER), xen_timer_slop=$$slop, $(RUNS) boots as each of $(GUEST_TYPES)"; \
 		scripts/mutant.sh $(KDIR) $(OUT)/mutant-$$m $$m $(CURDIR)/configs/xen-guest.config "$(KCC)" $(JOBS) && \
+		scripts/mkinitramfs-dom0.sh $(OUT)/mutant-$$m/arch/x86/boot/bzImage $(INITRD) \
+			$(OUT)/initramfs-dom0-mutant.cpio.gz && \
 		$(REL_HARNESS) --kernel $(OUT)/mutant-$$m/arch/x86/boot/bzImage --guest-slops $$slop \
+			--dom0-initrd $(OUT)/initramfs-dom0-mutant.cpio.gz \
 			--expect-flagged --name misses-$$m-$(KVER) || exit 1; \
 	done
 
-# Our kernel as a PVH domU, started with xl by itself as PV dom0
-# (scripts/dom0-init): KUnit at boot and the selftests in the domU, the
-# boot-check configs.  Not part of make check: the domU's console stalls
-# in some boots (RESULTS.md).
-DOM0_INITRD = $(OUT)/initramfs-dom0.cpio.gz
-pvh-check: deps xen kernel initramfs
-	@scripts/mkinitramfs-dom0.sh $(BZIMAGE) $(INITRD) $(DOM0_INITRD)
-	$(PYTHON) scripts/harness.py matrix $(BOOT_OPTS) --guest-type pvh --kernel $(BZIMAGE) \
-		--initrd $(DOM0_INITRD) --timeout 120 --guest-slops "default 100000" \
-		--name pvh-check-$(KVER)
-
 # Every line of tests/edge-params.txt booted under Xen with the guest kernel
 # (GUEST=debian or build): what the kernel made of each value.
-edge: deps xen $(GUEST_DEP) initramfs tree
+edge: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
 	$(PYTHON) scripts/harness.py edge $(HARNESS_OPTS) \
 		--params-file tests/edge-params.txt --timeout 90 \
 		--out $(RESULTS) --name edge-$(GUEST)-$(KVER)

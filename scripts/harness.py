@@ -7,9 +7,12 @@ and print the patch thread's latency table.
   harness.py edge    one boot per line of --params-file, slop test only
   harness.py repeat  every config --runs times: how often each check flagged
 
-Each configuration is one boot (xt_boot): Xen with the guest as PV dom0
-and the initramfs of scripts/mkinitramfs.sh, whose /init prints results
-between "@@XT" marker lines (xt_console).  Every boot has a timeout; a
+Each configuration is one boot (xt_boot) per guest type (--guest-types):
+pv, the guest kernel as Xen's PV dom0 with the initramfs of
+scripts/mkinitramfs.sh, whose /init prints results between "@@XT" marker
+lines (xt_console); pvh, the same kernel as PV dom0 with
+--dom0-initrd (scripts/mkinitramfs-dom0.sh) starting itself as a PVH
+domU with that initramfs.  Every boot has a timeout; a
 panic, a hang or a guest that never reaches its end marker is reported
 with the last console lines, and the run goes on.  The verdicts
 (xt_verdict) check every KTAP stream with the tree's kunit.py; the
@@ -64,10 +67,22 @@ def int_list(text, name, lo, hi):
     return out
 
 
-def label(xen, guest):
+def label(gtype, xen, guest):
     x = f'default, {xt_boot.XEN_DEFAULT_TIMER_SLOP_NS}' if xen == DEFAULT else str(xen)
     g = 'default' if guest == DEFAULT else str(guest)
-    return f'Xen ({x}) | Guest ({g})'
+    return f'{gtype.upper()} Xen ({x}) | Guest ({g})'
+
+
+def type_list(text):
+    out = []
+    for item in text.replace(',', ' ').split():
+        if item not in xt_boot.GUEST_TYPES:
+            die(f'GUEST_TYPES: "{item}" is not one of {" ".join(sorted(xt_boot.GUEST_TYPES))}')
+        if item not in out:
+            out.append(item)
+    if not out:
+        die('GUEST_TYPES: empty list')
+    return out
 
 
 def guest_cmdline(args, guest_slop, params):
@@ -91,9 +106,12 @@ def common_options(p):
     p.add_argument('--xen', required=True, help="Xen's ELF (gunzipped xen-4.17-amd64.gz)")
     p.add_argument('--kernel', required=True, help='the guest kernel')
     p.add_argument('--initrd', required=True, help="scripts/mkinitramfs.sh's initramfs")
+    p.add_argument('--dom0-initrd', default='',
+                   help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types")
     p.add_argument('--out', required=True, help='results directory')
     p.add_argument('--name', default='matrix', help='prefix of the result files')
-    p.add_argument('--guest-type', default='pv', choices=sorted(xt_boot.GUEST_TYPES))
+    p.add_argument('--guest-types', default='pv',
+                   help=f'one or more of {" ".join(xt_boot.GUEST_TYPES)}; each config boots as each')
     p.add_argument('--intervals', default='50 1000')
     p.add_argument('--samples', default='1000')
     p.add_argument('--oneshot', default='200')
@@ -152,7 +170,11 @@ def parse_args(argv):
         die(f'--taskset: {args.taskset!r} is not a CPU list like 0 or 0-1')
     if args.taskset and not shutil.which('taskset'):
         die('taskset missing (util-linux)')
-    for f in (args.xen, args.kernel, args.initrd):
+    args.guest_types = type_list(args.guest_types)
+    domu = [t for t in args.guest_types if xt_boot.GUEST_TYPES[t].domu]
+    if domu and not args.dom0_initrd:
+        die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
+    for f in (args.xen, args.kernel, args.initrd, *([args.dom0_initrd] if domu else [])):
         if not os.path.isfile(f):
             die(f'{f} does not exist')
     if args.kunit_boot and not args.kunit_py:
@@ -163,20 +185,22 @@ def parse_args(argv):
 
 
 def configs_of(args):
-    """[(xen slop, guest slop, edge parameters or None)], each repeated."""
+    """[(guest type, xen slop, guest slop, edge parameters or None)], each
+    repeated, guest type outermost."""
     if args.cmd == 'edge':
         try:
             with open(args.params_file) as f:
                 plines = [l.strip() for l in f if l.strip() and not l.startswith('#')]
         except OSError as e:
             die(f'{args.params_file}: {e.strerror}')
-        return [(DEFAULT, DEFAULT, '' if p == '(none)' else p) for p in plines]
+        configs = [(DEFAULT, DEFAULT, '' if p == '(none)' else p) for p in plines]
+        return [(t, *c) for t in args.guest_types for c in configs]
     xs = slop_list(args.xen_slops, 'XEN_SLOPS')
     gs = slop_list(args.guest_slops, 'GUEST_SLOPS')
     configs = [(x, g, None) for x in xs for g in gs]
     if not args.no_default_config and (DEFAULT, DEFAULT, None) not in configs:
         configs.append((DEFAULT, DEFAULT, None))
-    return [c for c in configs for _ in range(args.repeat)]
+    return [(t, *c) for t in args.guest_types for c in configs for _ in range(args.repeat)]
 
 
 def main(argv):
@@ -192,10 +216,13 @@ def main(argv):
     except xt_boot.AccelError as e:
         die(str(e))
     args.accel_desc = f'{accel.upper()} ({accel_why})'
-    machine = xt_boot.Machine(guest=xt_boot.GUEST_TYPES[args.guest_type], xen=args.xen,
-                              kernel=args.kernel, initrd=args.initrd, vcpus=args.vcpus,
-                              timeout=args.timeout, accel_args=tuple(accel_args),
-                              taskset=args.taskset)
+    machines = {t: xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
+                                   kernel=args.kernel,
+                                   initrd=args.dom0_initrd if xt_boot.GUEST_TYPES[t].domu
+                                   else args.initrd,
+                                   vcpus=args.vcpus, timeout=args.timeout,
+                                   accel_args=tuple(accel_args), taskset=args.taskset)
+                for t in args.guest_types}
     check = SimpleNamespace(kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
                             kunit_min=args.kunit_min, intervals=args.intervals,
                             spike_us=args.spike_us,
@@ -203,19 +230,21 @@ def main(argv):
                             (xt_console.SLOP_TEST, xt_console.LATENCY_TEST))
     print(f'harness: QEMU accel {args.accel_desc}', flush=True)
     print(f'harness: {args.cmd}, {len(configs)} configs, guest {os.path.basename(args.kernel)} '
-          f'({args.guest_type}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
+          f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
     t0 = time.monotonic()
     results = []
-    for k, (x, g, params) in enumerate(configs, 1):
-        name = label(x, g) if params is None else params or '(none)'
-        boot = xt_boot.Boot(machine, None if x == DEFAULT else x, guest_cmdline(args, g, params))
+    for k, (t, x, g, params) in enumerate(configs, 1):
+        name = label(t, x, g) if params is None else f'{t.upper()} {params or "(none)"}'
+        boot = xt_boot.Boot(machines[t], None if x == DEFAULT else x,
+                            guest_cmdline(args, g, params))
         tag = f'[{k}/{len(configs)}] {name}'
         if args.repeat > 1:
             tag += f' #{(k - 1) % args.repeat + 1}'
         print(f'{tag}: booting', flush=True)
         boot.run(lambda s: print(f'{tag}: {s}', flush=True))
-        r = xt_verdict.evaluate(boot, {'config': name, 'xen_slop': x, 'guest_slop': g},
+        r = xt_verdict.evaluate(boot, {'config': name, 'guest_type': t, 'xen_slop': x,
+                                       'guest_slop': g},
                                 check, boots, k)
         r['flagged_by'] = xt_verdict.detectors(r)
         if args.repeat > 1:
@@ -257,7 +286,7 @@ def main(argv):
         with open(os.path.join(args.out, f'{args.name}-repeat.txt'), 'w') as f:
             f.write(rtable)
         print(rtable)
-    summary = {'name': args.name, 'command': args.cmd, 'guest_type': args.guest_type,
+    summary = {'name': args.name, 'command': args.cmd, 'guest_types': args.guest_types,
                'guest_kernel': os.path.basename(args.kernel),
                'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus,
                'samples': args.samples, 'intervals': args.intervals,

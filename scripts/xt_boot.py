@@ -41,6 +41,8 @@ class GuestParams:
     dom0_args: tuple = ()
     # How often a quiet console is checked for QEMU having exited.
     poll_s: float = 1.0
+    # The guest is a domU that dom0 (scripts/dom0-init) starts with xl.
+    domu: bool = False
 
 
 GUEST_TYPES = {
@@ -55,7 +57,7 @@ GUEST_TYPES = {
     # KUnit (kunit.enable=0): the KTAP on the console is the domU's.
     'pvh': GuestParams(name='pvh', memory_mb=1536, dom0_mem='512M',
                        cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
-                       dom0_args=('kunit.enable=0', 'xt_domu_type=pvh')),
+                       dom0_args=('kunit.enable=0', 'xt_domu_type=pvh'), domu=True),
 }
 
 # A /dev/kvm does not mean KVM can run Xen: on some hosts QEMU aborts

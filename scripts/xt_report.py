@@ -87,7 +87,7 @@ def repeat_table(results, repeat):
 def params_table(results, kernel, accel):
     """One line per boot of --params-file: what the kernel made of the value."""
     width = max(len(r['config']) for r in results) + 2
-    lines = [f'{"parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
+    lines = [f'{"type and parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
     for r in results:
         boot = 'ok' if r['status'] == 'ok' else r['status'].split(':')[0].replace(
             'guest died before its end marker', 'dom0 died early')

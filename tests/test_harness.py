@@ -358,3 +358,48 @@ class KunitJson(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class GuestTypes(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.files = []
+        for f in ('xen', 'kernel', 'initrd'):
+            path = os.path.join(self.tmp.name, f)
+            open(path, 'w').close()
+            self.files += [f'--{f}', path]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def main_fails(self, extra):
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+            harness.main(['matrix', '--out', self.tmp.name + '/out', *self.files, *extra])
+        self.assertEqual(e.exception.code, 2)
+        self.assertEqual(len(err.getvalue().splitlines()), 1)
+        return err.getvalue()
+
+    def test_unknown_type(self):
+        self.assertIn('GUEST_TYPES: "hvm" is not one of pv pvh',
+                      self.main_fails(['--guest-types', 'pv hvm']))
+
+    def test_domu_type_needs_dom0_initrd(self):
+        self.assertIn('guest type pvh needs --dom0-initrd',
+                      self.main_fails(['--guest-types', 'pv pvh']))
+        self.assertIn('/missing does not exist',
+                      self.main_fails(['--guest-types', 'pvh', '--dom0-initrd', '/missing']))
+
+    def test_type_is_the_outer_axis(self):
+        args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
+                                   '--guest-types', 'pvh,pv pvh', '--dom0-initrd',
+                                   self.files[-1], '--xen-slops', 'default',
+                                   '--guest-slops', '100000 5000', '--no-default-config'])
+        self.assertEqual(args.guest_types, ['pvh', 'pv'])
+        self.assertEqual(harness.configs_of(args), [
+            ('pvh', 'default', 100000, None), ('pvh', 'default', 100000, None),
+            ('pvh', 'default', 5000, None), ('pvh', 'default', 5000, None),
+            ('pv', 'default', 100000, None), ('pv', 'default', 100000, None),
+            ('pv', 'default', 5000, None), ('pv', 'default', 5000, None)])
+        self.assertEqual(harness.label('pvh', 'default', 5000),
+                         'PVH Xen (default, 50000) | Guest (5000)')
