@@ -58,6 +58,12 @@ GUEST_TYPES = {
     'pvh': GuestParams(name='pvh', memory_mb=1536, dom0_mem='512M',
                        cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
                        dom0_args=('kunit.enable=0', 'xt_domu_type=pvh'), domu=True),
+    # The same with an HVM domU: hvmloader, SeaBIOS and the device model
+    # (qemu-system-xen's QEMU) in dom0, the guest's console on its
+    # emulated serial port.
+    'hvm': GuestParams(name='hvm', memory_mb=1536, dom0_mem='512M',
+                       cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
+                       dom0_args=('kunit.enable=0', 'xt_domu_type=hvm'), domu=True),
 }
 
 # A /dev/kvm does not mean KVM can run Xen: on some hosts QEMU aborts

@@ -63,6 +63,8 @@ class Watcher:
         new = None
         if 'Linux version' in line and self.stage == 'Xen':
             new = 'guest kernel'
+        elif 'Linux version' in line and self.stage == 'domU':
+            new = 'domU kernel'
         elif line.startswith(DOMU_START):
             new = 'domU'
         elif line.startswith(BEGIN_GUEST):

@@ -176,7 +176,8 @@ class CapturedConsoles(unittest.TestCase):
         lines = captured('console.pvh-ok')
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'ok')
-        self.assertEqual([m for m, _ in w.marks][:4], ['Xen', 'guest kernel', 'domU', 'init'])
+        self.assertEqual([m for m, _ in w.marks][:5],
+                         ['Xen', 'guest kernel', 'domU', 'domU kernel', 'init'])
         r = xt_console.parse(lines, [50, 1000], 100)
         self.assertEqual((r['problems'], r['bad_exit']), ([], []))
         self.assertEqual(len(r['verdicts']), 9)
@@ -381,8 +382,8 @@ class GuestTypes(unittest.TestCase):
         return err.getvalue()
 
     def test_unknown_type(self):
-        self.assertIn('GUEST_TYPES: "hvm" is not one of pv pvh',
-                      self.main_fails(['--guest-types', 'pv hvm']))
+        self.assertIn('GUEST_TYPES: "pvm" is not one of hvm pv pvh',
+                      self.main_fails(['--guest-types', 'pv pvm']))
 
     def test_domu_type_needs_dom0_initrd(self):
         self.assertIn('guest type pvh needs --dom0-initrd',
