@@ -244,7 +244,7 @@ def main(argv):
         print(f'{tag}: booting', flush=True)
         boot.run(lambda s: print(f'{tag}: {s}', flush=True))
         r = xt_verdict.evaluate(boot, {'config': name, 'guest_type': t, 'xen_slop': x,
-                                       'guest_slop': g},
+                                       'guest_slop': g, 'params': params},
                                 check, boots, k)
         r['flagged_by'] = xt_verdict.detectors(r)
         if args.repeat > 1:
@@ -265,6 +265,12 @@ def main(argv):
     finished = [r for r in results if r['status'] == 'ok']
     if finished and not renamed:
         print(f'harness: the same {len(finished[0]["names"])} result names in every finished boot')
+    disagree = xt_verdict.type_differences(results)
+    for line in disagree:
+        print(f'harness: guest types disagree on {line}')
+    if args.cmd == 'edge' and len(args.guest_types) > 1 and not disagree:
+        print(f'harness: {", ".join(t.upper() for t in args.guest_types)} made the same '
+              'min_delta_ns of every line')
 
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
@@ -293,7 +299,8 @@ def main(argv):
                'seconds': round(total, 1), 'repeat': args.repeat,
                'passed': sum(r['ok'] for r in results),
                'failed': sum(not r['ok'] for r in results),
-               'name_differences': renamed, 'configs': results}
+               'name_differences': renamed, 'type_differences': disagree,
+               'configs': results}
     js = os.path.join(args.out, f'{args.name}.json')
     xt_report.write_json(js, summary, results)
     print(f'harness: {len(configs)} boots in {total:.0f} s; table {txt}, JSON {js}'
@@ -302,8 +309,8 @@ def main(argv):
     if args.expect_flagged:
         print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
               f'flagged, {summary["passed"]} missed')
-        return 1 if summary['passed'] or renamed else 0
-    return 1 if summary['failed'] or renamed else 0
+        return 1 if summary['passed'] or renamed or disagree else 0
+    return 1 if summary['failed'] or renamed or disagree else 0
 
 
 if __name__ == '__main__':

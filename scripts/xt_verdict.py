@@ -50,6 +50,19 @@ def ktap_parse(kunit_py, path, min_cases=1):
     return ok, text if ok else f'parse error: {text}', p.names()
 
 
+def type_differences(results):
+    """Edge runs: each guest type's kernel must make the same of the same
+    parameters.  One line per parameter line whose finished boots report
+    different min_delta_ns."""
+    seen = {}
+    for r in results:
+        if r.get('params') is None or r['status'] != 'ok':
+            continue
+        seen.setdefault(r['params'], []).append((r['guest_type'], r.get('min_delta_ns', '-')))
+    return [f'{p or "(none)"}: ' + ', '.join(f'{t.upper()} {v}' for t, v in vals)
+            for p, vals in seen.items() if len({v for _, v in vals}) > 1]
+
+
 def evaluate(boot, config, check, outdir, idx):
     """The result of one boot: config holds its name and slops, check the
     run's settings (kunit_py, kunit_boot, kunit_min, intervals, spike_us,

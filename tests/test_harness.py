@@ -404,3 +404,26 @@ class GuestTypes(unittest.TestCase):
             ('pv', 'default', 5000, None), ('pv', 'default', 5000, None)])
         self.assertEqual(harness.label('pvh', 'default', 5000),
                          'PVH Xen (default, 50000) | Guest (5000)')
+
+
+class TypeDifferences(unittest.TestCase):
+    def res(self, t, params, md, status='ok'):
+        return {'guest_type': t, 'params': params, 'min_delta_ns': md, 'status': status}
+
+    def test_same(self):
+        self.assertEqual(xt_verdict.type_differences([
+            self.res('pv', 'xen_timer_slop=5K', '5000'), self.res('pvh', 'xen_timer_slop=5K', '5000'),
+            self.res('pv', '', '1'), self.res('pvh', '', '1')]), [])
+
+    def test_pvh_path_differs(self):
+        # A kernel whose HVM path ignored the parameter.
+        self.assertEqual(xt_verdict.type_differences([
+            self.res('pv', 'xen_timer_slop=5K', '5000'), self.res('pvh', 'xen_timer_slop=5K', '1'),
+            self.res('hvm', 'xen_timer_slop=5K', '5000'), self.res('pv', '', '1'),
+            self.res('pvh', '', '1')]),
+            ['xen_timer_slop=5K: PV 5000, PVH 1, HVM 5000'])
+
+    def test_unfinished_and_matrix_boots_ignored(self):
+        self.assertEqual(xt_verdict.type_differences([
+            self.res('pv', 'a', '5'), self.res('pvh', 'a', '-', status='hang: ...'),
+            self.res('pv', None, '5'), self.res('pvh', None, '1')]), [])
