@@ -33,13 +33,14 @@ endif
 GUEST       ?= debian
 # Guest types, each config boots as each: pv (the kernel is Xen's PV dom0),
 # pvh and hvm (that dom0 starts the same kernel as a PVH or HVM domU with
-# xl).  GUEST_TYPES for make and make edge (with hvm, make takes over 4
-# minutes here); BOOT_GUEST_TYPES for boot-check and the reliability
-# targets.
+# xl), pvh-dom0 (the kernel is a PVH dom0: Xen booted by OVMF).
+# GUEST_TYPES for make and make edge (with hvm, make takes over 4 minutes
+# here); BOOT_GUEST_TYPES for boot-check and the reliability targets.
+ALL_GUEST_TYPES   = pv pvh hvm pvh-dom0
 GUEST_TYPES      ?= pv pvh
-BOOT_GUEST_TYPES ?= pv pvh hvm
-ifneq ($(filter-out pv pvh hvm,$(GUEST_TYPES) $(BOOT_GUEST_TYPES)),)
-$(error GUEST_TYPES and BOOT_GUEST_TYPES must be some of pv pvh hvm, not '$(GUEST_TYPES)', '$(BOOT_GUEST_TYPES)')
+BOOT_GUEST_TYPES ?= pv pvh hvm pvh-dom0
+ifneq ($(filter-out $(ALL_GUEST_TYPES),$(GUEST_TYPES) $(BOOT_GUEST_TYPES)),)
+$(error GUEST_TYPES and BOOT_GUEST_TYPES must be some of $(ALL_GUEST_TYPES), not '$(GUEST_TYPES)', '$(BOOT_GUEST_TYPES)')
 endif
 # The dom0 initramfs carries the HVM device model only when it is needed.
 dom0_hvm    = $(if $(filter hvm,$(1)),--hvm)

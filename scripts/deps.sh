@@ -18,6 +18,7 @@ need=(
 	"/usr/share/qemu/qboot.rom qemu-system-data"
 	"/usr/lib/xen-4.17/bin/xl xen-utils-4.17"
 	"/usr/libexec/xen-qemu-system-i386 qemu-system-xen" "/usr/share/seabios/bios-256k.bin seabios"
+	"/usr/share/ovmf/OVMF.fd ovmf"
 	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 	"/usr/lib/python3/dist-packages/git/__init__.py python3-git"
 	"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"

@@ -179,6 +179,10 @@ def parse_args(argv):
             die(f'{f} does not exist')
     if args.kunit_boot and not args.kunit_py:
         die('--kunit-boot needs --kunit-py')
+    if any(xt_boot.GUEST_TYPES[t].efi for t in args.guest_types):
+        for f in (xt_boot.XEN_EFI, xt_boot.OVMF):
+            if not os.path.isfile(f):
+                die(f'{f} missing, needed by a PVH dom0: run make deps')
     if not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
     return args

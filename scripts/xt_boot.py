@@ -12,6 +12,7 @@ import dataclasses
 import os
 import re
 import select
+import shutil
 import subprocess
 import tempfile
 import time
@@ -20,6 +21,9 @@ import xt_console
 
 # Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
 XEN_DEFAULT_TIMER_SLOP_NS = 50000
+# A PVH dom0 boots Xen's EFI binary under OVMF (both Debian's).
+XEN_EFI = '/boot/xen-4.17-amd64.efi'
+OVMF = '/usr/share/ovmf/OVMF.fd'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +47,11 @@ class GuestParams:
     poll_s: float = 1.0
     # The guest is a domU that dom0 (scripts/dom0-init) starts with xl.
     domu: bool = False
+    # Xen is booted by OVMF as an EFI application (xen.efi), not by QEMU's
+    # multiboot loader; the machine is a q35 with an AMD IOMMU.
+    efi: bool = False
+    # More on Xen's command line.
+    xen_args: tuple = ()
 
 
 GUEST_TYPES = {
@@ -64,6 +73,13 @@ GUEST_TYPES = {
     'hvm': GuestParams(name='hvm', memory_mb=1536, dom0_mem='512M',
                        cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
                        dom0_args=('kunit.enable=0', 'xt_domu_type=hvm'), domu=True),
+    # The guest is a PVH dom0.  Xen 4.17 cannot build one from SeaBIOS's
+    # ACPI tables (a revision-0 RSDP: it reads the XSDT; fixed in 4.18),
+    # so OVMF boots xen.efi, and its RSDP is revision 2 with an XSDT.
+    # A PVH hardware domain needs an IOMMU: QEMU's AMD IOMMU on q35.
+    'pvh-dom0': GuestParams(name='pvh-dom0', memory_mb=1024, dom0_mem='512M',
+                            cpu_model='qemu64,+svm,+npt', end_grace_s=1.0, fail_grace_s=2.0,
+                            efi=True, xen_args=('dom0=pvh',)),
 }
 
 # A /dev/kvm does not mean KVM can run Xen: on some hosts QEMU aborts
@@ -176,22 +192,44 @@ class Boot:
 
     def __init__(self, m, xen_slop, guest_cmdline):
         self.m = m
-        xen_cmd = (f'console=com1 dom0_mem={m.guest.dom0_mem} dom0_max_vcpus={m.vcpus} '
-                   'noreboot')
+        xen_cmd = ' '.join(['console=com1', f'dom0_mem={m.guest.dom0_mem}',
+                            f'dom0_max_vcpus={m.vcpus}', 'noreboot', *m.guest.xen_args])
         if xen_slop is not None:
             xen_cmd += f' timer_slop={xen_slop}'
         guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.guest_cmdline = guest_cmdline
-        # QEMU splits -initrd at commas: the guest command line must have none.
-        initrd = f'{m.kernel} {guest_cmdline.replace(",", ",,")},{m.initrd}'
+        self.efi_dir = None
         pin = ['taskset', '-c', m.taskset] if m.taskset else []
         cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
-        self.cmd = [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, '-kernel', m.xen,
-                    '-append', xen_cmd, '-initrd', initrd, '-m', str(m.guest.memory_mb),
+        if m.guest.efi:
+            boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', OVMF,
+                    '-drive', f'file=fat:{self.efi_tree(xen_cmd, guest_cmdline)},'
+                    'format=raw,if=ide,snapshot=on']
+        else:
+            # QEMU splits -initrd at commas: the guest command line must have none.
+            initrd = f'{m.kernel} {guest_cmdline.replace(",", ",,")},{m.initrd}'
+            boot = ['-kernel', m.xen, '-append', xen_cmd, '-initrd', initrd]
+        self.cmd = [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, *boot,
+                    '-m', str(m.guest.memory_mb),
                     '-smp', str(m.vcpus), '-nographic', '-serial', 'stdio',
                     '-monitor', 'none', '-no-reboot']
         self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s)
         self.seconds = 0.0
+
+    def efi_tree(self, xen_cmd, guest_cmdline):
+        """The directory QEMU shows OVMF as a FAT disk: xen.efi as the
+        removable-media boot loader, with the configuration it reads
+        beside it (its own name, .cfg), the kernel and the initramfs."""
+        self.efi_dir = tempfile.mkdtemp(prefix='xt-efi-')
+        d = os.path.join(self.efi_dir, 'EFI', 'BOOT')
+        os.makedirs(d)
+        shutil.copy(XEN_EFI, os.path.join(d, 'BOOTX64.EFI'))
+        shutil.copy(self.m.kernel, os.path.join(d, 'vmlinuz'))
+        shutil.copy(self.m.initrd, os.path.join(d, 'initrd'))
+        with open(os.path.join(d, 'BOOTX64.cfg'), 'w') as f:
+            f.write(f'[global]\ndefault=xen\n\n[xen]\noptions={xen_cmd}\n'
+                    f'kernel=vmlinuz {guest_cmdline}\nramdisk=initrd\n')
+        return self.efi_dir
 
     @property
     def lines(self):
@@ -221,6 +259,8 @@ class Boot:
             proc.kill()
         proc.wait()
         proc.stdout.close()
+        if self.efi_dir:
+            shutil.rmtree(self.efi_dir, ignore_errors=True)
         self.seconds = time.monotonic() - start
         self.watch.finish(self.seconds, timeout=self.m.timeout if timed_out and
                           self.watch.status is None else None, qemu_rc=proc.returncode)

@@ -4,6 +4,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -382,7 +383,7 @@ class GuestTypes(unittest.TestCase):
         return err.getvalue()
 
     def test_unknown_type(self):
-        self.assertIn('GUEST_TYPES: "pvm" is not one of hvm pv pvh',
+        self.assertIn('GUEST_TYPES: "pvm" is not one of hvm pv pvh pvh-dom0',
                       self.main_fails(['--guest-types', 'pv pvm']))
 
     def test_domu_type_needs_dom0_initrd(self):
@@ -390,6 +391,28 @@ class GuestTypes(unittest.TestCase):
                       self.main_fails(['--guest-types', 'pv pvh']))
         self.assertIn('/missing does not exist',
                       self.main_fails(['--guest-types', 'pvh', '--dom0-initrd', '/missing']))
+
+    def test_pvh_dom0_boots_xen_efi_under_ovmf(self):
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh-dom0'], xen='xen.elf',
+                            kernel=self.files[3], initrd=self.files[5], vcpus=2, timeout=60)
+        efi = os.path.join(self.tmp.name, 'xen.efi')
+        open(efi, 'w').close()
+        real, xt_boot.XEN_EFI = xt_boot.XEN_EFI, efi
+        try:
+            b = xt_boot.Boot(m, 5000, 'console=hvc0 xt_intervals=50,1000')
+        finally:
+            xt_boot.XEN_EFI = real
+        d = os.path.join(b.efi_dir, 'EFI', 'BOOT')
+        self.assertEqual(sorted(os.listdir(d)), ['BOOTX64.EFI', 'BOOTX64.cfg', 'initrd', 'vmlinuz'])
+        with open(os.path.join(d, 'BOOTX64.cfg')) as f:
+            cfg = f.read()
+        self.assertIn('options=console=com1 dom0_mem=512M dom0_max_vcpus=2 noreboot dom0=pvh '
+                      'timer_slop=5000\n', cfg)
+        self.assertIn('kernel=vmlinuz console=hvc0 xt_intervals=50,1000\n', cfg)
+        self.assertIn('-bios', b.cmd)
+        self.assertIn('amd-iommu', b.cmd)
+        self.assertNotIn('-kernel', b.cmd)
+        shutil.rmtree(b.efi_dir)
 
     def test_type_is_the_outer_axis(self):
         args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
