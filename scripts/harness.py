@@ -216,7 +216,9 @@ def main(argv):
     shutil.rmtree(boots, ignore_errors=True)
     os.makedirs(boots)
     try:
-        accel_args, accel, accel_why = xt_boot.choose_accel(args.accel, args.xen, args.vcpus)
+        accel_args, accel, accel_why = xt_boot.choose_accel(
+            args.accel, args.xen, args.vcpus,
+            need_hap=any(xt_boot.GUEST_TYPES[t].cpu_model for t in args.guest_types))
     except xt_boot.AccelError as e:
         die(str(e))
     args.accel_desc = f'{accel.upper()} ({accel_why})'

@@ -90,6 +90,10 @@ GUEST_TYPES = {
 KVM_ARGS = ['-enable-kvm', '-cpu', 'host']
 PROBE_SECONDS = 30
 PROBE_OK = re.compile(r'\(XEN\) Brought up \d+ CPUs')
+# Xen's line when the CPU it runs on has nested paging (EPT or NPT): the
+# guest types with a cpu_model need it, and under KVM only a host with
+# nested virtualization gives it.
+PROBE_HAP = re.compile(r'\(XEN\) HVM: Hardware Assisted Paging \(HAP\) detected')
 
 
 class AccelError(Exception):
@@ -119,7 +123,8 @@ def read_lines(proc, start, poll_s, stop):
 
 
 def kvm_probe(xen, vcpus):
-    """Boot Xen under KVM until it has brought up its CPUs: (ok, why)."""
+    """Boot Xen under KVM until it has brought up its CPUs: (ok, why, hap),
+    hap: Xen found nested paging, so HVM and PVH domains can run."""
     with tempfile.TemporaryDirectory() as tmp:
         dummy = os.path.join(tmp, 'dummy-dom0')
         with open(dummy, 'wb') as f:
@@ -134,12 +139,13 @@ def kvm_probe(xen, vcpus):
                                     stdin=subprocess.DEVNULL)
         except OSError as e:
             return False, f'cannot run QEMU: {e.strerror}'
-        last, ok = '', False
+        last, ok, hap = '', False, False
         try:
             for line, _ in read_lines(proc, start, 1.0,
                                       lambda t: ok or t >= PROBE_SECONDS):
                 last = line.strip() or last
                 ok = ok or bool(PROBE_OK.search(line))
+                hap = hap or bool(PROBE_HAP.search(line))
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -147,25 +153,30 @@ def kvm_probe(xen, vcpus):
             proc.stdout.close()
         secs = time.monotonic() - start
         if ok:
-            return True, f'Xen brought up its CPUs under KVM in {secs:.1f} s'
+            return True, (f'Xen brought up its CPUs under KVM in {secs:.1f} s, '
+                          f'{"with" if hap else "without"} HAP'), hap
         if proc.returncode is not None and proc.returncode != -9:
-            return False, f'QEMU exited {proc.returncode} after {secs:.1f} s: {last[-160:] or "no output"}'
+            return False, (f'QEMU exited {proc.returncode} after {secs:.1f} s: '
+                           f'{last[-160:] or "no output"}'), False
         return False, (f'Xen did not bring up its CPUs under KVM in {PROBE_SECONDS} s'
-                       f' (last line: {last[-120:] or "none"})')
+                       f' (last line: {last[-120:] or "none"})'), False
 
 
-def choose_accel(mode, xen, vcpus):
+def choose_accel(mode, xen, vcpus, need_hap=False):
     """ACCEL=auto|kvm|tcg -> (QEMU arguments, 'kvm' or 'tcg', why).
-    AccelError when ACCEL=kvm and KVM cannot run Xen."""
+    need_hap: the guest type runs HVM or PVH domains, which need Xen to
+    find nested paging.  AccelError when ACCEL=kvm and KVM cannot."""
     if mode == 'tcg':
         return [], 'tcg', 'ACCEL=tcg'
     dev = os.environ.get('XT_KVM_DEV', '/dev/kvm')
     if not os.path.exists(dev):
-        ok, why = False, f'{dev} missing'
+        ok, why, hap = False, f'{dev} missing', False
     elif not os.access(dev, os.R_OK | os.W_OK):
-        ok, why = False, f'{dev} not readable and writable'
+        ok, why, hap = False, f'{dev} not readable and writable', False
     else:
-        ok, why = kvm_probe(xen, vcpus)
+        ok, why, hap = kvm_probe(xen, vcpus)
+    if ok and need_hap and not hap:
+        ok, why = False, why + ' (HVM and PVH domains need it)'
     if ok:
         return KVM_ARGS, 'kvm', f'ACCEL={mode}: {why}'
     if mode == 'kvm':

@@ -260,6 +260,7 @@ case " $* " in
 	} ;;
 esac
 echo "(XEN) Xen version 4.17.7"
+[ "$FAKE_HAP" = yes ] && echo "(XEN) HVM: Hardware Assisted Paging (HAP) detected"
 echo "(XEN) Brought up 2 CPUs"
 sleep 60
 """
@@ -294,6 +295,19 @@ class Accel(unittest.TestCase):
         args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
         self.assertEqual((args, mode), (xt_boot.KVM_ARGS, 'kvm'))
         self.assertIn('brought up its CPUs under KVM', why)
+
+    def test_domains_need_hap_under_kvm(self):
+        # KVM runs Xen, but without nested paging: PV boots under KVM, the
+        # HVM and PVH types fall back to TCG (ACCEL=kvm: refused).
+        os.environ['FAKE_KVM'] = 'works'
+        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2)[1], 'kvm')
+        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2, need_hap=True)
+        self.assertEqual((args, mode), ([], 'tcg'))
+        self.assertIn('without HAP (HVM and PVH domains need it)', why)
+        with self.assertRaises(xt_boot.AccelError):
+            xt_boot.choose_accel('kvm', 'xen', 2, need_hap=True)
+        os.environ['FAKE_HAP'] = 'yes'
+        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2, need_hap=True)[1], 'kvm')
 
     def test_no_kvm_device(self):
         os.environ['XT_KVM_DEV'] = self.kvm + '-missing'
