@@ -21,6 +21,8 @@ import xt_console
 
 # Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
 XEN_DEFAULT_TIMER_SLOP_NS = 50000
+# Prefix of the domU's parameters on dom0's command line (dom0-init).
+DOMU_PREFIX = 'xt_domu.'
 # A PVH dom0 boots Xen's EFI binary under OVMF (both Debian's).
 XEN_EFI = '/boot/xen-4.17-amd64.efi'
 OVMF = '/usr/share/ovmf/OVMF.fd'
@@ -207,8 +209,18 @@ class Boot:
                             f'dom0_max_vcpus={m.vcpus}', 'noreboot', *m.guest.xen_args])
         if xen_slop is not None:
             xen_cmd += f' timer_slop={xen_slop}'
-        guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.guest_cmdline = guest_cmdline
+        if m.guest.domu:
+            # dom0 hands the guest's parameters to the domU (scripts/dom0-init)
+            # and must not take them itself: a bad xen_timer_slop= would
+            # break dom0 before the domU starts.  A dotted name is a module
+            # parameter to the kernel, ignored here.
+            guest_cmdline = ' '.join(
+                [*m.guest.dom0_args, 'console=hvc0',
+                 *(f'{DOMU_PREFIX}{w}' for w in guest_cmdline.split()
+                   if not w.startswith('console='))])
+        else:
+            guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.efi_dir = None
         pin = ['taskset', '-c', m.taskset] if m.taskset else []
         cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []

@@ -25,6 +25,8 @@ DOMU_FAILED = '@@XT DOMU-FAILED'
 # dom0 prints after it (xl list, the vCPUs' stacks) follows within this.
 DOMU_STALL = '@@XT DOMU-STALL'
 DOMU_STALL_GRACE_S = 15.0
+# dom0's watchdog: the domU is gone before its end marker.
+DOMU_DIED = '@@XT DOMU-DIED'
 # A boot is over, badly, on any of these before the end marker.
 PANIC_RE = re.compile(r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
                       r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init')
@@ -91,7 +93,7 @@ class Watcher:
             elif line.startswith(DOMU_STALL):
                 self.status = f'the domU console stalled: {line[len(DOMU_STALL):].strip()}'
                 self.stop_at = t + DOMU_STALL_GRACE_S
-            elif DIED_RE.search(line):
+            elif DIED_RE.search(line) or line.startswith(DOMU_DIED):
                 self.status = f'guest died before its end marker: {line.strip()}'
                 self.stop_at = t + self.fail_grace_s
         if new and new != self.stage:

@@ -90,7 +90,7 @@ def params_table(results, kernel, accel):
     lines = [f'{"type and parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
     for r in results:
         boot = 'ok' if r['status'] == 'ok' else r['status'].split(':')[0].replace(
-            'guest died before its end marker', 'dom0 died early')
+            'guest died before its end marker', 'died early')
         if r['status'] == 'ok' and not r['ok']:
             boot = 'ok, selftest FAIL'
         md = r.get('min_delta_ns', '-')

@@ -206,6 +206,16 @@ class CapturedConsoles(unittest.TestCase):
         self.assertFalse(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S - 1))
         self.assertTrue(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S))
 
+    def test_domu_died(self):
+        # dom0's watchdog: the domU crashed (xl's on_crash destroys it).
+        lines = captured('console.pvh-ok')
+        cut = lines[:lines.index('@@XT DOMU-START pvh') + 30]
+        cut.append('@@XT DOMU-DIED the domU is gone (crashed, halted or powered off) '
+                   'before its end marker')
+        w = watch(cut, qemu_rc=0)
+        self.assertEqual(w.status, 'guest died before its end marker: @@XT DOMU-DIED the domU '
+                                   'is gone (crashed, halted or powered off) before its end marker')
+
     def test_cut_in_a_test_is_a_hang(self):
         # A guest that stops inside the latency test: no end marker, and the
         # test has no result line, so it did not run.
@@ -427,6 +437,15 @@ class GuestTypes(unittest.TestCase):
         self.assertIn('amd-iommu', b.cmd)
         self.assertNotIn('-kernel', b.cmd)
         shutil.rmtree(b.efi_dir)
+
+    def test_dom0_does_not_take_the_guests_parameters(self):
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf', kernel='k',
+                            initrd='i', vcpus=2, timeout=60)
+        b = xt_boot.Boot(m, None, 'console=hvc0 xen_timer_slop xt_intervals=50,1000')
+        self.assertEqual(b.guest_cmdline, 'console=hvc0 xen_timer_slop xt_intervals=50,1000')
+        dom0 = b.cmd[b.cmd.index('-initrd') + 1].split(',,')[0]
+        self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh console=hvc0 '
+                               'xt_domu.xen_timer_slop xt_domu.xt_intervals=50')
 
     def test_type_is_the_outer_axis(self):
         args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
