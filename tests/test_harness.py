@@ -173,7 +173,7 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual([m for m, _ in w.marks], ['Xen', 'guest kernel', 'end'])
 
     def test_pvh_domu(self):
-        # make pvh-check: dom0 (no KUnit) starts the guest as a PVH domU.
+        # A PVH boot: dom0 (no KUnit) starts the guest as a PVH domU.
         lines = captured('console.pvh-ok')
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'ok')
