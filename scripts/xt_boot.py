@@ -140,7 +140,7 @@ def kvm_probe(xen, vcpus):
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL)
         except OSError as e:
-            return False, f'cannot run QEMU: {e.strerror}'
+            return False, f'cannot run QEMU: {e.strerror}', False
         last, ok, hap = '', False, False
         try:
             for line, _ in read_lines(proc, start, 1.0,

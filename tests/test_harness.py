@@ -324,6 +324,12 @@ class Accel(unittest.TestCase):
         self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2)[1:],
                          ('tcg', f'ACCEL=auto fell back to TCG: {self.kvm}-missing missing'))
 
+    def test_no_qemu_falls_back(self):
+        os.environ['PATH'] = '/nonexistent'
+        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        self.assertEqual((args, mode), ([], 'tcg'))
+        self.assertIn('fell back to TCG: cannot run QEMU', why)
+
     def test_tcg_asks_nothing(self):
         os.environ['PATH'] = '/nonexistent'
         self.assertEqual(xt_boot.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
