@@ -75,8 +75,8 @@ XEN_ELF   = $(BUILD)/xen/xen-4.17.elf
 DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)
 RESULTS   = $(BUILD)/results
 
-# The dom0 initramfs of the pvh type: xl, Xen's tools, the guest kernel
-# and $(INITRD) (scripts/mkinitramfs-dom0.sh), per guest kernel.
+# The dom0 initramfs of the pvh and hvm types: xl, Xen's tools, the guest
+# kernel and $(INITRD) (scripts/mkinitramfs-dom0.sh), per guest kernel.
 DOM0_INITRD       = $(OUT)/initramfs-dom0-$(GUEST).cpio.gz
 BOOT_DOM0_INITRD  = $(OUT)/initramfs-dom0-build.cpio.gz
 

@@ -47,7 +47,8 @@ class GuestParams:
     dom0_args: tuple = ()
     # How often a quiet console is checked for QEMU having exited.
     poll_s: float = 1.0
-    # The guest is a domU that dom0 (scripts/dom0-init) starts with xl.
+    # The guest is a domU that dom0 (scripts/dom0-init) starts with xl, as
+    # xl's type = "<name>".
     domu: bool = False
     # Xen is booted by OVMF as an EFI application (xen.efi), not by QEMU's
     # multiboot loader; the machine is a q35 with an AMD IOMMU.
@@ -68,13 +69,13 @@ GUEST_TYPES = {
     # KUnit (kunit.enable=0): the KTAP on the console is the domU's.
     'pvh': GuestParams(name='pvh', memory_mb=1536, dom0_mem='512M',
                        cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
-                       dom0_args=('kunit.enable=0', 'xt_domu_type=pvh'), domu=True),
+                       dom0_args=('kunit.enable=0',), domu=True),
     # The same with an HVM domU: hvmloader, SeaBIOS and the device model
-    # (qemu-system-xen's QEMU) in dom0, the guest's console on its
-    # emulated serial port.
+    # (qemu-system-xen's QEMU) in dom0; the guest's console is its PV
+    # console, as a PVH guest's.
     'hvm': GuestParams(name='hvm', memory_mb=1536, dom0_mem='512M',
                        cpu_model='qemu64,+svm,+npt', end_grace_s=2.0, fail_grace_s=2.0,
-                       dom0_args=('kunit.enable=0', 'xt_domu_type=hvm'), domu=True),
+                       dom0_args=('kunit.enable=0',), domu=True),
     # The guest is a PVH dom0.  Xen 4.17 cannot build one from SeaBIOS's
     # ACPI tables (a revision-0 RSDP: it reads the XSDT; fixed in 4.18),
     # so OVMF boots xen.efi, and its RSDP is revision 2 with an XSDT.
@@ -216,7 +217,7 @@ class Boot:
             # break dom0 before the domU starts.  A dotted name is a module
             # parameter to the kernel, ignored here.
             guest_cmdline = ' '.join(
-                [*m.guest.dom0_args, 'console=hvc0',
+                [*m.guest.dom0_args, f'xt_domu_type={m.guest.name}', 'console=hvc0',
                  *(f'{DOMU_PREFIX}{w}' for w in guest_cmdline.split()
                    if not w.startswith('console='))])
         else:
