@@ -16,9 +16,14 @@ domU with that initramfs.  Every boot has a timeout; a
 panic, a hang or a guest that never reaches its end marker is reported
 with the last console lines, and the run goes on.  The verdicts
 (xt_verdict) check every KTAP stream with the tree's kunit.py; the
-reports (xt_report) are a table, a summary, a plot and a JSON.  Exit
-status 1 if any boot failed (repeat --expect-flagged: if any passed),
-2 on bad arguments.
+reports (xt_report) are a table, a summary, a plot and a JSON.
+
+Each boot ends PASS, FAIL (the kernel's fault) or INFRA (the emulator's,
+Xen's or the firmware's; xt_model); an INFRA boot is booted again
+--retries times, every try's console kept.  Exit status 0 when every
+config passed, 1 if any failed (repeat --expect-flagged: if any passed),
+3 if none failed but some still ended INFRA after the retries, 2 on bad
+arguments.
 """
 
 import argparse
@@ -31,6 +36,7 @@ from types import SimpleNamespace
 
 import xt_boot
 import xt_console
+import xt_model
 import xt_report
 import xt_verdict
 
@@ -104,7 +110,11 @@ def guest_cmdline(args, guest_slop, params):
 
 def common_options(p):
     p.add_argument('--xen', required=True, help="Xen's ELF (gunzipped xen-4.17-amd64.gz)")
-    p.add_argument('--kernel', required=True, help='the guest kernel')
+    p.add_argument('--kernel', default='', help='the guest kernel')
+    p.add_argument('--kernel-set', action='append', nargs=3, default=[],
+                   metavar=('VERSION', 'KERNEL', 'DOM0_INITRD'),
+                   help='a guest kernel as an axis value (instead of --kernel and '
+                   '--dom0-initrd; repeat it): its version leads the config names')
     p.add_argument('--initrd', required=True, help="scripts/mkinitramfs.sh's initramfs")
     p.add_argument('--dom0-initrd', default='',
                    help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types")
@@ -129,6 +139,8 @@ def common_options(p):
     p.add_argument('--accel', default='auto', choices=('auto', 'kvm', 'tcg'),
                    help='QEMU acceleration; auto probes KVM with a short Xen boot')
     p.add_argument('--taskset', default='', help='host CPUs to pin QEMU to (taskset -c)')
+    p.add_argument('--retries', default='2',
+                   help='boot a config again this many times while it ends INFRA')
 
 
 def slop_options(p):
@@ -163,6 +175,7 @@ def parse_args(argv):
     args.vcpus = int_list(args.vcpus, 'VCPUS', 1, 64)[0]
     args.timeout = int_list(args.timeout, 'TIMEOUT', 10, 86400)[0]
     args.spike_us = int_list(args.spike_us, 'SPIKE_US', 1, 10000000)[0]
+    args.retries = int_list(args.retries, 'RETRIES', 0, 10)[0]
     args.repeat = int_list(args.runs, 'RUNS', 1, 1000)[0] if args.cmd == 'repeat' else 1
     args.expect_flagged = getattr(args, 'expect_flagged', False)
     args.params_file = getattr(args, 'params_file', '')
@@ -172,9 +185,21 @@ def parse_args(argv):
         die('taskset missing (util-linux)')
     args.guest_types = type_list(args.guest_types)
     domu = [t for t in args.guest_types if xt_boot.GUEST_TYPES[t].domu]
-    if domu and not args.dom0_initrd:
-        die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
-    for f in (args.xen, args.kernel, args.initrd, *([args.dom0_initrd] if domu else [])):
+    if args.kernel_set and (args.kernel or args.dom0_initrd):
+        die('give --kernel-set or --kernel and --dom0-initrd, not both')
+    if not args.kernel_set and not args.kernel:
+        die('no guest kernel: give --kernel or --kernel-set')
+    # The kernel axis: (version or '', kernel, dom0 initramfs).
+    args.kernels = [tuple(k) for k in args.kernel_set] or [('', args.kernel, args.dom0_initrd)]
+    if len({k[0] for k in args.kernels}) != len(args.kernels):
+        die('--kernel-set: each version once')
+    for _, kernel, dom0_initrd in args.kernels:
+        if domu and not dom0_initrd:
+            die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
+        for f in (kernel, *([dom0_initrd] if domu else [])):
+            if not os.path.isfile(f):
+                die(f'{f} does not exist')
+    for f in (args.xen, args.initrd):
         if not os.path.isfile(f):
             die(f'{f} does not exist')
     if args.kunit_boot and not args.kunit_py:
@@ -189,8 +214,13 @@ def parse_args(argv):
 
 
 def configs_of(args):
-    """[(guest type, xen slop, guest slop, edge parameters or None)], each
-    repeated, guest type outermost."""
+    """[(kernel version, guest type, xen slop, guest slop, edge parameters
+    or None)], each repeated, kernel outermost, then the guest type."""
+    return [(kv, *c) for kv, _, _ in args.kernels for c in type_configs(args)]
+
+
+def type_configs(args):
+    """[(guest type, xen slop, guest slop, edge parameters or None)]."""
     if args.cmd == 'edge':
         try:
             with open(args.params_file) as f:
@@ -205,6 +235,37 @@ def configs_of(args):
     if not args.no_default_config and (DEFAULT, DEFAULT, None) not in configs:
         configs.append((DEFAULT, DEFAULT, None))
     return [(t, *c) for t in args.guest_types for c in configs for _ in range(args.repeat)]
+
+
+def boot_config(args, machine, check, boots, k, tag, config):
+    """Boot one config, again while it ends INFRA (--retries more times):
+    its result, with every try's outcome and console in 'tries'.  A FAIL
+    is never tried again."""
+    tries = []
+    for n in range(1, args.retries + 2):
+        boot = xt_boot.Boot(machine, None if config['xen_slop'] == DEFAULT else config['xen_slop'],
+                            guest_cmdline(args, config['guest_slop'], config['params']))
+        ttag = tag if n == 1 else f'{tag} (try {n} of {args.retries + 1})'
+        print(f'{ttag}: booting', flush=True)
+        boot.run(lambda s: print(f'{ttag}: {s}', flush=True))
+        r = xt_verdict.evaluate(boot, config, check, boots, str(k) if n == 1 else f'{k}.try{n}')
+        tries.append(xt_model.Try(r['outcome'], r['status'], boot.seconds, r['console']))
+        nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
+        why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
+        if r['status'] == 'ok' and r['bad_exit']:
+            why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
+        if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
+            why += ', KUnit failed'
+        print(f'{ttag}: {str(r["outcome"]).upper()} ({why}) in {boot.seconds:.0f} s', flush=True)
+        if r['outcome'] is not xt_model.Outcome.INFRA:
+            break
+        if n <= args.retries:
+            print(f'{ttag}: the emulator, Xen or the firmware broke, not the kernel: '
+                  'booting it again', flush=True)
+    r['flagged_by'] = xt_verdict.detectors(r)
+    r['tries'] = [tr.as_json() for tr in tries]
+    r['infra_tries'] = sum(tr.outcome is xt_model.Outcome.INFRA for tr in tries)
+    return r
 
 
 def main(argv):
@@ -222,48 +283,39 @@ def main(argv):
     except xt_boot.AccelError as e:
         die(str(e))
     args.accel_desc = f'{accel.upper()} ({accel_why})'
-    machines = {t: xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
-                                   kernel=args.kernel,
-                                   initrd=args.dom0_initrd if xt_boot.GUEST_TYPES[t].domu
-                                   else args.initrd,
-                                   vcpus=args.vcpus, timeout=args.timeout,
-                                   accel_args=tuple(accel_args), taskset=args.taskset)
-                for t in args.guest_types}
+    machines = {(kv, t): xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
+                                         kernel=kernel,
+                                         initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
+                                         else args.initrd,
+                                         vcpus=args.vcpus, timeout=args.timeout,
+                                         accel_args=tuple(accel_args), taskset=args.taskset)
+                for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
+    kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
+                             for kv, k, _ in args.kernels)
     check = SimpleNamespace(kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
                             kunit_min=args.kunit_min, intervals=args.intervals,
                             spike_us=args.spike_us,
                             tests=(xt_console.SLOP_TEST,) if args.cmd == 'edge' else
                             (xt_console.SLOP_TEST, xt_console.LATENCY_TEST))
     print(f'harness: QEMU accel {args.accel_desc}', flush=True)
-    print(f'harness: {args.cmd}, {len(configs)} configs, guest {os.path.basename(args.kernel)} '
+    print(f'harness: {args.cmd}, {len(configs)} configs, guest {kernel_names} '
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
     t0 = time.monotonic()
     results = []
-    for k, (t, x, g, params) in enumerate(configs, 1):
+    for k, (kv, t, x, g, params) in enumerate(configs, 1):
         name = label(t, x, g) if params is None else f'{t.upper()} {params or "(none)"}'
-        boot = xt_boot.Boot(machines[t], None if x == DEFAULT else x,
-                            guest_cmdline(args, g, params))
+        if kv:
+            name = f'{kv} {name}'
         tag = f'[{k}/{len(configs)}] {name}'
         if args.repeat > 1:
             tag += f' #{(k - 1) % args.repeat + 1}'
-        print(f'{tag}: booting', flush=True)
-        boot.run(lambda s: print(f'{tag}: {s}', flush=True))
-        r = xt_verdict.evaluate(boot, {'config': name, 'guest_type': t, 'xen_slop': x,
-                                       'guest_slop': g, 'params': params},
-                                check, boots, k)
-        r['flagged_by'] = xt_verdict.detectors(r)
+        r = boot_config(args, machines[(kv, t)], check, boots, k, tag,
+                        {'config': name, 'kernel': kv, 'guest_type': t, 'xen_slop': x,
+                         'guest_slop': g, 'params': params})
         if args.repeat > 1:
             r['config'] += f' #{(k - 1) % args.repeat + 1}'
         results.append(r)
-        nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
-        why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
-        if r['status'] == 'ok' and r['bad_exit']:
-            why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
-        if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
-            why += ', KUnit failed'
-        print(f'{tag}: {"PASS" if r["ok"] else "FAIL"} ({why}) in {boot.seconds:.0f} s',
-              flush=True)
     total = time.monotonic() - t0
     renamed = xt_verdict.name_differences(results)
     for line in renamed:
@@ -283,7 +335,7 @@ def main(argv):
         xt_report.print_table(results, args, f)
     png = None
     if args.cmd == 'edge':
-        table = xt_report.params_table(results, os.path.basename(args.kernel), args.accel_desc)
+        table = xt_report.params_table(results, kernel_names, args.accel_desc)
         with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
             f.write(table)
     else:
@@ -299,25 +351,43 @@ def main(argv):
             f.write(rtable)
         print(rtable)
     summary = {'name': args.name, 'command': args.cmd, 'guest_types': args.guest_types,
-               'guest_kernel': os.path.basename(args.kernel),
+               'guest_kernel': kernel_names,
+               'kernels': [{'version': kv, 'kernel': os.path.basename(k)}
+                           for kv, k, _ in args.kernels],
                'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus,
                'samples': args.samples, 'intervals': args.intervals,
                'seconds': round(total, 1), 'repeat': args.repeat,
-               'passed': sum(r['ok'] for r in results),
-               'failed': sum(not r['ok'] for r in results),
+               'passed': count(results, xt_model.Outcome.PASS),
+               'failed': count(results, xt_model.Outcome.FAIL),
+               'infra': count(results, xt_model.Outcome.INFRA),
+               'retries': args.retries,
+               'infra_tries': sum(r['infra_tries'] for r in results),
                'name_differences': renamed, 'type_differences': disagree,
                'configs': results}
+    ktap = os.path.join(args.out, f'{args.name}.ktap')
+    with open(ktap, 'w') as f:
+        f.write(xt_report.run_ktap(results, args.name, args.accel_desc))
     js = os.path.join(args.out, f'{args.name}.json')
     xt_report.write_json(js, summary, results)
-    print(f'harness: {len(configs)} boots in {total:.0f} s; table {txt}, JSON {js}'
+    print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
           + (f', plot {png}' if png else '') + f'; consoles in {boots}')
-    print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed')
+    print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed, '
+          f'{summary["infra"]} infra ({summary["infra_tries"]} infra tries, '
+          f'--retries {args.retries})')
+    if summary['infra']:
+        print(f'harness: {summary["infra"]} configs still ended INFRA after {args.retries} '
+              'retries: the emulator, Xen or the firmware broke them, not the kernel '
+              f'(exit {xt_model.EXIT_INFRA})')
     if args.expect_flagged:
         print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
-              f'flagged, {summary["passed"]} missed')
-        return 1 if summary['passed'] or renamed or disagree else 0
-    return 1 if summary['failed'] or renamed or disagree else 0
+              f'flagged, {summary["passed"]} missed, {summary["infra"]} infra')
+        if summary['passed'] or renamed or disagree:
+            return xt_model.EXIT_FAIL
+        return xt_model.EXIT_INFRA if summary['infra'] else xt_model.EXIT_PASS
+    if renamed or disagree:
+        return xt_model.EXIT_FAIL
+    return xt_model.run_exit(r['outcome'] for r in results)
 
 
-if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+def count(results, outcome):
+    return sum(r['outcome'] is outcome for r in results)

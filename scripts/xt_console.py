@@ -15,6 +15,8 @@ are tested on captured consoles in tests/data/.
 
 import re
 
+from xt_model import Ending, Outcome
+
 MARK = '@@XT'
 END_GUEST = '@@XT END-GUEST'
 BEGIN_GUEST = '@@XT BEGIN-GUEST'
@@ -27,12 +29,33 @@ DOMU_STALL = '@@XT DOMU-STALL'
 DOMU_STALL_GRACE_S = 15.0
 # dom0's watchdog: the domU is gone before its end marker.
 DOMU_DIED = '@@XT DOMU-DIED'
-# A boot is over, badly, on any of these before the end marker.
-PANIC_RE = re.compile(r'Kernel panic|\(XEN\) Panic on CPU|Hardware Dom0 crashed|'
-                      r'\(XEN\) \*\*\*\* Dom0 .*crash|Attempted to kill init')
+# A boot is over before its end marker on any of these (xt_model's
+# outcomes).  The guest kernel crashed: the kernel's fault (FAIL).  Xen
+# reports a PV dom0's crash ("Hardware Dom0 crashed") after the kernel's
+# own panic, or instead of it when the kernel died before its console.
+GUEST_CRASH_RE = re.compile(r'Kernel panic|Attempted to kill init|\bOops[:\s]|\bBUG: |'
+                            r'general protection fault|Hardware Dom0 crashed|'
+                            r'\(XEN\) \*\*\*\* Dom0 .*crash')
+# Xen broke, or an HVM/PVH vCPU did under the emulated SVM (Xen triple
+# faults a vCPU that faults while delivering a fault; the guest kernel
+# prints nothing then): the emulator's or Xen's fault (INFRA).
+XEN_INFRA_RE = re.compile(r'\(XEN\) .*Triple fault|\(XEN\) Panic on CPU')
 DIED_RE = re.compile(r'Hardware Dom0 halted')
 # After the end marker: the guest powered off and Xen halted the machine.
 HALTED_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown)')
+# After an emulator fault in a domU: dom0's watchdog says within 5 s that
+# the domU is gone, and why (xl's shutdown reason).
+DOMU_END_GRACE_S = 8.0
+# A kernel starting while one already runs: the guest rebooted (a triple
+# fault under Xen 4.17's default on_reboot, or a reset).
+KERNEL_START = 'Linux version'
+
+
+def _guest_line(line):
+    """A line the guest kernel or Xen printed, not the suite's own output
+    (a selftest's diagnostics may quote anything)."""
+    return not line.startswith((MARK, '#'))
+
 
 # kselftest.h's exit codes (KSFT_PASS, KSFT_FAIL, KSFT_SKIP).
 KSFT_PASS, KSFT_FAIL, KSFT_SKIP = 0, 1, 4
@@ -46,26 +69,58 @@ CYCLICTEST_HIST_US = 1000
 
 
 class Watcher:
-    """Follows a console as it arrives: the stage, the status, when to stop,
-    and when each stage began (seconds since QEMU started)."""
+    """Follows a console as it arrives: the stage, how the boot ended (an
+    xt_model.Ending), when to stop, and when each stage began (seconds
+    since QEMU started).  domu: the guest under test is a domU, so dom0's
+    kernel does not count as the guest's start."""
 
-    def __init__(self, end_grace_s, fail_grace_s):
+    def __init__(self, end_grace_s, fail_grace_s, domu=False):
         self.end_grace_s = end_grace_s
         self.fail_grace_s = fail_grace_s
+        self.domu = domu
         self.lines = []
-        self.status = None
+        self.ending = None
         self.stage = 'Xen'
         self.marks = [('Xen', 0.0)]
         self.stop_at = None
-        self.ended = False
+        self.guest_started = False
+
+    @property
+    def status(self):
+        """'ok' once the end marker came, else why the boot ended; None
+        while it runs."""
+        if self.ending is None:
+            return None
+        return 'ok' if self.ending.reached else self.ending.reason
+
+    @property
+    def outcome(self):
+        return self.ending.outcome if self.ending else None
+
+    @property
+    def ended(self):
+        return self.ending is not None and self.ending.reached
+
+    def _end(self, outcome, reason, t, grace):
+        self.ending = Ending(outcome, reason)
+        self.stop_at = t + grace
+
+    def _kernel_start(self, t):
+        """A "Linux version" line: dom0's, the guest's, or a second boot."""
+        if self.stage == 'Xen' or self.stage == 'domU':
+            self.guest_started = self.guest_started or not self.domu or self.stage == 'domU'
+            return
+        self._end(Outcome.INFRA, f'the guest rebooted: its kernel started again at stage '
+                  f'"{self.stage}" ({t:.0f} s) with no panic before it',
+                  t, DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
 
     def feed(self, line, t):
         """One console line at time t; returns the new stage, or None."""
         self.lines.append(line)
         new = None
-        if 'Linux version' in line and self.stage == 'Xen':
+        if KERNEL_START in line and self.stage == 'Xen':
             new = 'guest kernel'
-        elif 'Linux version' in line and self.stage == 'domU':
+        elif KERNEL_START in line and self.stage == 'domU':
             new = 'domU kernel'
         elif line.startswith(DOMU_START):
             new = 'domU'
@@ -77,25 +132,37 @@ class Watcher:
             new = 'kselftest ' + line.split()[-1]
         elif line.startswith(END_GUEST):
             new = 'poweroff'
-        if line.startswith(END_GUEST):
-            self.ended = True
-            self.status = 'ok'
+        if self.ending is not None:
+            # Over: what follows only tells more, until the grace ends or
+            # the machine halts.
+            if HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended):
+                self.stop_at = min(self.stop_at, t + (0 if self.ended else 0.5))
+        elif line.startswith(END_GUEST):
+            self.ending = Ending(Outcome.PASS, 'ok', reached=True)
             self.stop_at = t + self.end_grace_s
-        elif self.ended and HALTED_RE.search(line):
-            self.stop_at = t
-        elif not self.ended and self.stop_at is None:
-            if PANIC_RE.search(line):
-                self.status = f'panic: {line.strip()}'
-                self.stop_at = t + self.fail_grace_s
-            elif line.startswith(DOMU_FAILED):
-                self.status = f'the domU did not start: {line.strip()}'
-                self.stop_at = t + self.fail_grace_s
-            elif line.startswith(DOMU_STALL):
-                self.status = f'the domU console stalled: {line[len(DOMU_STALL):].strip()}'
-                self.stop_at = t + DOMU_STALL_GRACE_S
-            elif DIED_RE.search(line) or line.startswith(DOMU_DIED):
-                self.status = f'guest died before its end marker: {line.strip()}'
-                self.stop_at = t + self.fail_grace_s
+        elif _guest_line(line) and GUEST_CRASH_RE.search(line):
+            self._end(Outcome.FAIL, f'panic: {line.strip()}', t, self.fail_grace_s)
+        elif _guest_line(line) and XEN_INFRA_RE.search(line):
+            self._end(Outcome.INFRA, f'Xen: {line.strip()}', t,
+                      DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
+        elif KERNEL_START in line:
+            self._kernel_start(t)
+        elif line.startswith(BEGIN_GUEST) and self.stage != 'domU kernel' and \
+                self.stage != 'guest kernel':
+            self._end(Outcome.INFRA, f'the guest rebooted: a second "{BEGIN_GUEST}" '
+                      f'at stage "{self.stage}"', t, self.fail_grace_s)
+        elif line.startswith(DOMU_FAILED):
+            self._end(Outcome.INFRA, f'the domU did not start: {line.strip()}', t,
+                      self.fail_grace_s)
+        elif line.startswith(DOMU_STALL):
+            self._end(Outcome.FAIL, 'the domU console stalled: '
+                      f'{line[len(DOMU_STALL):].strip()}', t, DOMU_STALL_GRACE_S)
+        elif line.startswith(DOMU_DIED):
+            self._end(Outcome.INFRA, 'the domU ended before its end marker with no guest '
+                      f'panic: {line[len(DOMU_DIED):].strip()}', t, self.fail_grace_s)
+        elif DIED_RE.search(line):
+            self._end(Outcome.FAIL, f'guest died before its end marker: {line.strip()}', t,
+                      self.fail_grace_s)
         if new and new != self.stage:
             self.stage = new
             self.marks.append((new, t))
@@ -109,11 +176,15 @@ class Watcher:
         """The boot is over at time t: by its timeout (seconds), or with
         QEMU's exit code.  Returns the status."""
         self.marks.append(('end', t))
-        if self.status is None:
-            if timeout is not None:
-                self.status = f'hang: no end marker after {timeout} s'
+        if self.ending is None:
+            if timeout is not None and self.guest_started:
+                self.ending = Ending(Outcome.FAIL, f'hang: no end marker after {timeout} s')
+            elif timeout is not None:
+                self.ending = Ending(Outcome.INFRA, f'timeout: the guest kernel had not '
+                                     f'started after {timeout} s (stage "{self.stage}")')
             else:
-                self.status = f'guest ended without its end marker (QEMU exit {qemu_rc})'
+                self.ending = Ending(Outcome.INFRA, 'QEMU exited before the end marker '
+                                     f'(exit {qemu_rc}) with no panic')
         return self.status
 
     def timing(self):
@@ -228,13 +299,23 @@ def cyclictest_stats(lines, spike_us):
 KTAP_LINE = re.compile(r'^\s*(KTAP version |TAP version |ok |not ok |1\.\.[0-9]|#)')
 
 
-def kunit_lines(lines):
+# A printk timestamp (CONFIG_PRINTK_TIME), as kunit.py strips it too.
+PRINTK_TIME = re.compile(r'^\[\s*[0-9]+\.[0-9]+\] ')
+
+
+def kunit_lines(lines, raw=False):
     """KUnit runs before init: its KTAP is the console up to the guest's
-    first marker, without the kernel's other messages."""
+    first marker; without the kernel's other messages and without printk
+    timestamps, unless raw (a kunit.py that reads a console as it is,
+    xt_kunit.reads_raw_console())."""
     out = []
     for line in lines:
         if line.startswith(BEGIN_GUEST):
             break
+        if raw:
+            out.append(line)
+            continue
+        line = PRINTK_TIME.sub('', line)
         if KTAP_LINE.match(line):
             out.append(line)
     return out

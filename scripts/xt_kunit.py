@@ -75,6 +75,24 @@ def problem(results, errors, min_cases, max_skips=None):
     return None
 
 
+# kunit.py with "kunit: tool: Accept unknown lines before a subtest's
+# header line" (patch 6 of the mainline series) reads a console whose
+# kernel printed between a subtest's KTAP version line and its
+# "# Subtest:" line; an older one needs those lines filtered out first.
+FIXED_PARSER = re.compile(r'ktap_line = parse_ktap_header\(lines, test, printer\)\n'
+                          r'\s*test\.log\.extend\(parse_diagnostic\(lines\)\)\n'
+                          r'\s*subtest_line = parse_test_header')
+
+
+def reads_raw_console(kunit_py):
+    """Whether the tree's kunit.py has that fix (its kunit_parser.py)."""
+    try:
+        with open(os.path.join(os.path.dirname(kunit_py), 'kunit_parser.py')) as f:
+            return FIXED_PARSER.search(f.read()) is not None
+    except OSError:
+        return False
+
+
 class Parsed:
     """One KTAP file parsed by the tree's kunit.py."""
 

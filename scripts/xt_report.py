@@ -12,6 +12,7 @@ import tempfile
 
 import xt_console
 import xt_verdict
+from xt_model import Outcome
 
 
 def fmt(v, nd=0):
@@ -28,7 +29,10 @@ def print_table(results, args, out):
     for r in results:
         w('\n##############################\n\n')
         w(f'# Timer Slop: {r["config"]}\n')
-        w(f'# boot: {r["status"]}, {r["seconds"]} s')
+        w(f'# boot: {str(r["outcome"]).upper()}, {r["status"]}, {r["seconds"]} s')
+        if r.get('infra_tries'):
+            w(f' (after {r["infra_tries"]} INFRA tries: '
+              + '; '.join(t['reason'] for t in r['tries'] if t['outcome'] == 'infra') + ')')
         if 'min_delta_ns' in r:
             w(f', guest min_delta_ns {r["min_delta_ns"]}')
         w('\n')
@@ -64,7 +68,8 @@ def print_table(results, args, out):
                 w(f'  | {line}\n')
     w('\n')
     for r in results:
-        w(f'{"PASS" if r["ok"] else "FAIL"}  {r["config"]}: {r["status"]}\n')
+        retried = f' [{r["infra_tries"]} INFRA tries]' if r.get('infra_tries') else ''
+        w(f'{str(r["outcome"]).upper():<5} {r["config"]}: {r["status"]}{retried}\n')
 
 
 def repeat_table(results, repeat):
@@ -73,8 +78,12 @@ def repeat_table(results, repeat):
     for k in range(0, len(results), repeat):
         runs = results[k:k + repeat]
         name = runs[0]['config'].rsplit(' #', 1)[0]
-        flagged = sum(not r['ok'] for r in runs)
-        lines.append(f'{name}: {flagged}/{len(runs)} boots flagged')
+        flagged = sum(r['outcome'] is Outcome.FAIL for r in runs)
+        infra = sum(r['outcome'] is Outcome.INFRA for r in runs)
+        tries = sum(r.get('infra_tries', 0) for r in runs)
+        lines.append(f'{name}: {flagged}/{len(runs)} boots flagged'
+                     + (f', {infra} INFRA after retries' if infra else '')
+                     + (f', {tries} INFRA tries' if tries else ''))
         count = {}
         for r in runs:
             for d in xt_verdict.detectors(r):
@@ -170,6 +179,48 @@ def plot_in(results, args, outdir, tmp):
     return png
 
 
+def slug(text):
+    """A config's name as a KTAP test name: the same whatever the boot's
+    outcome, so that a bot tracks it across runs."""
+    return re.sub(r'[^a-z0-9]+', '_', text.lower()).strip('_')
+
+
+# The run's own KTAP stream: which of a boot's streams go into it (the
+# runner's, which nests each selftest's, and KUnit's at boot).
+RUN_STREAMS = ('run_kselftest', 'kunit')
+
+
+def run_ktap(results, name, accel):
+    """One KTAP stream for the whole run, for CI bots: one result per
+    boot (ok when it passed; not ok when it failed, or when the emulator,
+    Xen or the firmware broke it: the outcome and reason are diagnostics),
+    each boot's streams nested under it.  A boot that crashed before a
+    stream printed has no such subtest; it is never left out."""
+    out = ['KTAP version 1', f'# xen_timer harness: {name}, QEMU {accel}',
+           f'1..{len(results)}']
+    for k, r in enumerate(results, 1):
+        streams = [(s, r['ktap_files'][s]) for s in RUN_STREAMS if s in r.get('ktap_files', {})]
+        sub = ['KTAP version 1', f'# Subtest: {slug(r["config"])}',
+               f'# outcome: {r["outcome"]}: {r["status"]}']
+        for t in r.get('tries', [])[:-1]:
+            sub.append(f'# earlier try: {t["outcome"]}: {t["reason"]}')
+        sub.append(f'1..{len(streams)}')
+        for j, (sname, path) in enumerate(streams, 1):
+            with open(path, errors='replace') as f:
+                lines = [line.rstrip('\n') for line in f if line.strip()]
+            if lines and lines[0].startswith(('KTAP version', 'TAP version')):
+                head, lines = lines[0], lines[1:]
+            else:
+                head = 'KTAP version 1'
+            sub += ['    ' + head, f'    # Subtest: {sname}', *('    ' + l for l in lines)]
+            ok = r.get('kunit', {}).get('ok', True) if sname == 'kunit' else \
+                not r.get('ktap_parse', {}).get('run_kselftest.sh', '').startswith('parse error')
+            sub.append(f'{"ok" if ok and r["outcome"] is not Outcome.INFRA else "not ok"} {j} {sname}')
+        out += ['    ' + l for l in sub]
+        out.append(f'{"ok" if r["outcome"] is Outcome.PASS else "not ok"} {k} {slug(r["config"])}')
+    return '\n'.join(out) + '\n'
+
+
 def write_json(path, summary, results):
     """The run's JSON, without cyclictest's histograms."""
     for r in results:
@@ -177,4 +228,4 @@ def write_json(path, summary, results):
             if 'cyclictest' in i:
                 i['cyclictest'].pop('hist', None)
     with open(path, 'w') as f:
-        json.dump(summary, f, indent=1)
+        json.dump(summary, f, indent=1, default=str)

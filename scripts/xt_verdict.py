@@ -8,13 +8,14 @@ import re
 
 import xt_console
 import xt_kunit
+from xt_model import Outcome
 
 
 def detectors(r):
     """What flagged one boot: KUnit at boot, each selftest, each failed check."""
     found = []
     if r['status'] != 'ok':
-        found.append('boot: ' + r['status'].split(':')[0])
+        found.append(f'boot ({r["outcome"]}): ' + r['status'].split(':')[0])
     if 'kunit' in r and not r['kunit']['ok']:
         found.append('KUnit at boot')
     for test in r.get('bad_exit', []):
@@ -94,16 +95,23 @@ def evaluate(boot, config, check, outdir, idx):
                 f.write('\n'.join(lines) + '\n')
             ok, text, names = ktap_parse(check.kunit_py, path)
             r.setdefault('ktap_parse', {})[name] = text
+            r.setdefault('ktap_files', {})[suffix] = path
             r['names'] += [f'{name}.{n}' for n in names]
             if not ok:
                 r['ok'] = False
     if check.kunit_boot:
         klog = os.path.join(outdir, f'kunit-{idx}.log')
         with open(klog, 'w') as f:
-            f.write('\n'.join(xt_console.kunit_lines(boot.lines)) + '\n')
+            f.write('\n'.join(xt_console.kunit_lines(
+                boot.lines, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
         ok, summary, names = ktap_parse(check.kunit_py, klog, check.kunit_min)
         r['kunit'] = {'ok': ok, 'summary': summary.replace('parse error: ', '')}
+        r.setdefault('ktap_files', {})['kunit'] = klog
         r['names'] += [f'kunit.{n}' for n in names]
         if not ok:
             r['ok'] = False
+    # The outcome: how the console ended, and when it reached its end
+    # marker, the checks.
+    r['outcome'] = Outcome.PASS if r['ok'] else (
+        boot.watch.outcome if boot.status != 'ok' else Outcome.FAIL)
     return r

@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +18,8 @@ import xt_console  # noqa: E402
 import xt_report  # noqa: E402
 import xt_verdict  # noqa: E402
 import xt_kunit  # noqa: E402
+import xt_model  # noqa: E402
+import xt_lkft  # noqa: E402
 
 RUN_KSELFTEST = """TAP version 13
 1..2
@@ -75,7 +78,7 @@ class KselftestSplit(unittest.TestCase):
 
 class Detectors(unittest.TestCase):
     def result(self, **kw):
-        r = {'status': 'ok', 'verdicts': [], 'ok': True}
+        r = {'status': 'ok', 'verdicts': [], 'ok': True, 'outcome': xt_model.Outcome.PASS}
         r.update(kw)
         return r
 
@@ -89,14 +92,23 @@ class Detectors(unittest.TestCase):
             'KUnit at boot', 'xen_timer_slop_test: cpuN_min_delta_ns'])
 
     def test_boot_failure(self):
-        r = self.result(ok=False, status='hang: no end marker after 40 s')
-        self.assertEqual(xt_verdict.detectors(r), ['boot: hang'])
+        r = self.result(ok=False, status='hang: no end marker after 40 s',
+                        outcome=xt_model.Outcome.FAIL)
+        self.assertEqual(xt_verdict.detectors(r), ['boot (fail): hang'])
 
     def test_repeat_table(self):
         runs = [self.result(config='c #1'),
-                self.result(config='c #2', ok=False, kunit={'ok': False})]
+                self.result(config='c #2', ok=False, kunit={'ok': False},
+                            outcome=xt_model.Outcome.FAIL)]
         self.assertEqual(xt_report.repeat_table(runs, 2),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
+
+    def test_repeat_table_counts_infra(self):
+        runs = [self.result(config='c #1', infra_tries=1),
+                self.result(config='c #2', ok=False, status='Xen: (XEN) d1v0 Triple fault',
+                            outcome=xt_model.Outcome.INFRA, infra_tries=3)]
+        self.assertEqual(xt_report.repeat_table(runs, 2).splitlines()[0],
+                         'c: 0/2 boots flagged, 1 INFRA after retries, 4 INFRA tries')
 
 
 def captured(name):
@@ -145,6 +157,14 @@ class CapturedConsoles(unittest.TestCase):
                                                 'xen_timer_slop_test'])
         k = xt_console.kunit_lines(lines)
         self.assertIn('# xen_timer_slop: pass:6 fail:0 skip:0 total:6', '\n'.join(k))
+
+    def test_kunit_lines_with_printk_time(self):
+        # CONFIG_PRINTK_TIME: the KTAP lines come with timestamps.
+        lines = captured('console.pv-ok')
+        b = next(k for k, line in enumerate(lines) if line.startswith(xt_console.BEGIN_GUEST))
+        stamped = [f'[{k:5d}.000123] {line}' for k, line in enumerate(lines[:b])] + lines[b:]
+        self.assertEqual(xt_console.kunit_lines(stamped), xt_console.kunit_lines(lines))
+        self.assertEqual(watch(stamped, qemu_rc=0).outcome, xt_model.Outcome.PASS)
 
     def test_kunit_interleaved(self):
         # A boot of make check whose KUnit KTAP had "Freeing initrd memory"
@@ -213,8 +233,10 @@ class CapturedConsoles(unittest.TestCase):
         cut.append('@@XT DOMU-DIED the domU is gone (crashed, halted or powered off) '
                    'before its end marker')
         w = watch(cut, qemu_rc=0)
-        self.assertEqual(w.status, 'guest died before its end marker: @@XT DOMU-DIED the domU '
-                                   'is gone (crashed, halted or powered off) before its end marker')
+        self.assertEqual(w.status, 'the domU ended before its end marker with no guest panic: '
+                                   'the domU is gone (crashed, halted or powered off) before '
+                                   'its end marker')
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
 
     def test_cut_in_a_test_is_a_hang(self):
         # A guest that stops inside the latency test: no end marker, and the
@@ -264,6 +286,12 @@ FAKE_QEMU = """#!/bin/sh
 # /dev/kvm cannot run Xen.
 case " $* " in
 *" -enable-kvm "*)
+	[ "$FAKE_KVM" = internal-error ] && {
+		echo "(XEN) Xen version 4.17.7"
+		echo "KVM internal error. Suberror: 1"
+		echo "emulation failure"
+		sleep 60
+	}
 	[ "$FAKE_KVM" = works ] || {
 		echo "qemu-system-x86_64: ../accel/kvm/kvm.c:2893: kvm_buf_set_msrs: Assertion failed." >&2
 		kill -ABRT $$
@@ -299,6 +327,17 @@ class Accel(unittest.TestCase):
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('fell back to TCG: QEMU exited -6', why)
         self.assertIn('kvm_buf_set_msrs', why)
+
+    def test_kvm_internal_error_ends_the_probe(self):
+        # QEMU stops the VM at KVM's emulation failure and waits: the probe
+        # ends at that line, not after PROBE_SECONDS.
+        os.environ['FAKE_KVM'] = 'internal-error'
+        t0 = time.monotonic()
+        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual((args, mode), ([], 'tcg'))
+        self.assertIn('QEMU stopped the VM after', why)
+        self.assertIn('KVM internal error. Suberror: 1', why)
 
     def test_uses_kvm_when_xen_runs(self):
         os.environ['FAKE_KVM'] = 'works'
@@ -388,9 +427,6 @@ class KunitJson(unittest.TestCase):
         self.assertIn('KTAP errors', self.check(ok, log='[12:00:00] [ERROR] Test: x: no plan')[1])
 
 
-if __name__ == '__main__':
-    unittest.main()
-
 
 class GuestTypes(unittest.TestCase):
     def setUp(self):
@@ -413,7 +449,7 @@ class GuestTypes(unittest.TestCase):
         return err.getvalue()
 
     def test_unknown_type(self):
-        self.assertIn('GUEST_TYPES: "pvm" is not one of hvm pv pvh pvh-dom0',
+        self.assertIn('GUEST_TYPES: "pvm" is not one of hvm pv pv-domu pvh pvh-dom0',
                       self.main_fails(['--guest-types', 'pv pvm']))
 
     def test_domu_type_needs_dom0_initrd(self):
@@ -459,13 +495,31 @@ class GuestTypes(unittest.TestCase):
                                    self.files[-1], '--xen-slops', 'default',
                                    '--guest-slops', '100000 5000', '--no-default-config'])
         self.assertEqual(args.guest_types, ['pvh', 'pv'])
-        self.assertEqual(harness.configs_of(args), [
+        self.assertEqual(harness.configs_of(args), [('', *c) for c in [
             ('pvh', 'default', 100000, None), ('pvh', 'default', 100000, None),
             ('pvh', 'default', 5000, None), ('pvh', 'default', 5000, None),
             ('pv', 'default', 100000, None), ('pv', 'default', 100000, None),
-            ('pv', 'default', 5000, None), ('pv', 'default', 5000, None)])
+            ('pv', 'default', 5000, None), ('pv', 'default', 5000, None)]])
         self.assertEqual(harness.label('pvh', 'default', 5000),
                          'PVH Xen (default, 50000) | Guest (5000)')
+
+    def test_kernel_is_the_outermost_axis(self):
+        # make KVERS="6.12 7.3": the kernel version leads, then the type.
+        xen, k, d = self.files[1], self.files[3], self.files[5]
+        args = harness.parse_args(['matrix', '--out', 'o', '--xen', xen,
+                                   '--initrd', d, '--guest-types', 'pv pv-domu',
+                                   '--kernel-set', '6.12', k, d, '--kernel-set', '7.3', k, d,
+                                   '--xen-slops', 'default', '--guest-slops', '5000',
+                                   '--no-default-config'])
+        self.assertEqual(harness.configs_of(args), [
+            ('6.12', 'pv', 'default', 5000, None), ('6.12', 'pv-domu', 'default', 5000, None),
+            ('7.3', 'pv', 'default', 5000, None), ('7.3', 'pv-domu', 'default', 5000, None)])
+        err = io.StringIO()
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
+            harness.parse_args(['matrix', '--out', 'o', '--xen', xen,
+                                '--initrd', d, '--kernel', k,
+                                '--kernel-set', '7.3', k, d])
+        self.assertIn('not both', err.getvalue())
 
 
 class TypeDifferences(unittest.TestCase):
@@ -489,3 +543,238 @@ class TypeDifferences(unittest.TestCase):
         self.assertEqual(xt_verdict.type_differences([
             self.res('pv', 'a', '5'), self.res('pvh', 'a', '-', status='hang: ...'),
             self.res('pv', None, '5'), self.res('pvh', None, '1')]), [])
+
+
+class Outcomes(unittest.TestCase):
+    """How a console ends: PASS, FAIL (the kernel's fault) or INFRA (the
+    emulator's, Xen's, the firmware's)."""
+
+    def pvh(self):
+        return captured('console.pvh-ok')
+
+    def test_ok_is_pass(self):
+        self.assertEqual(watch(self.pvh(), qemu_rc=0).outcome, xt_model.Outcome.PASS)
+
+    def test_panic_is_fail(self):
+        w = watch(captured('console.pv-panic'), qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+
+    def test_triple_fault_is_infra(self):
+        lines = self.pvh()
+        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut.append('(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
+        cut += lines[lines.index('@@XT DOMU-START pvh') + 1:]
+        w = watch(cut, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.status, 'Xen: (XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
+        self.assertFalse(w.ended)
+
+    def test_captured_triple_fault_and_reboot(self):
+        # make on a fresh machine (Debian's 6.12.118, QEMU 7.2 TCG): the PVH
+        # domU triple-faulted during kernel init, xl restarted it, and the
+        # second instance ran the tests: the old harness said PASS.
+        lines = captured('console.pvh-triple-reboot')
+        self.assertEqual(sum('Linux version' in line for line in lines), 3)
+        self.assertIn(xt_console.END_GUEST, lines)
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual((w.outcome, w.ended), (xt_model.Outcome.INFRA, False))
+        self.assertEqual(w.status, 'Xen: (XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
+        # Without the Xen line the reboot alone ends the boot.
+        w = watch([line for line in lines if 'Triple fault' not in line], qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertIn('the guest rebooted', w.status)
+
+    def test_second_kernel_is_a_reboot(self):
+        # The domU rebooted and its second instance ran the tests: the
+        # boot ended at the second start, it is no pass.
+        lines = self.pvh()
+        start = lines.index('@@XT DOMU-START pvh')
+        again = lines[:start + 200] + lines[start + 1:]
+        w = watch(again, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertTrue(w.status.startswith('the guest rebooted: its kernel started again'))
+
+    def test_second_begin_guest_is_a_reboot(self):
+        lines = captured('console.pv-ok')
+        b = next(k for k, line in enumerate(lines) if line.startswith(xt_console.BEGIN_GUEST))
+        again = lines[:b + 30] + [lines[b]] + lines[b + 1:]
+        w = watch(again, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertIn('a second "@@XT BEGIN-GUEST"', w.status)
+
+    def test_panic_before_the_fault_is_the_kernels(self):
+        lines = self.pvh()
+        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut += ['Kernel panic - not syncing: Fatal exception in interrupt',
+                '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1']
+        w = watch(cut, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+
+    def test_oops_is_fail(self):
+        lines = self.pvh()
+        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut.append('Oops: general protection fault, probably for non-canonical address')
+        self.assertEqual(watch(cut, qemu_rc=0).outcome, xt_model.Outcome.FAIL)
+
+    def test_selftest_text_is_not_a_crash(self):
+        # A diagnostic may quote anything: only the kernel's and Xen's lines count.
+        lines = captured('console.pv-ok')
+        b = lines.index('# selftests: xen_timer: xen_timer_latency_test')
+        lines[b + 1:b + 1] = ['# # Kernel panic quoted', '@@XT DMESG BUG: quoted']
+        self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.PASS)
+
+    def test_xen_panic_is_infra(self):
+        lines = captured('console.pv-ok')[:40] + ['(XEN) Panic on CPU 0:']
+        self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.INFRA)
+
+    def test_timeout_before_the_guest_kernel_is_infra(self):
+        lines = self.pvh()
+        # dom0 started, the domU did not: for a domU type that is no start.
+        cut = lines[:lines.index('@@XT DOMU-START pvh') + 1]
+        w = xt_console.Watcher(1.0, 2.0, domu=True)
+        for k, line in enumerate(cut):
+            w.feed(line, k * 0.01)
+        w.finish(60.0, timeout=60)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertIn('the guest kernel had not started after 60 s', w.status)
+        # The guest's kernel started: a hang is the kernel's.
+        self.assertEqual(watch(captured('console.pv-hang'), timeout=60).outcome,
+                         xt_model.Outcome.FAIL)
+
+    def test_qemu_exit_is_infra(self):
+        lines = captured('console.pv-ok')[:40]
+        self.assertEqual(watch(lines, qemu_rc=1).outcome, xt_model.Outcome.INFRA)
+
+    def test_stall_is_fail_and_domu_failed_is_infra(self):
+        lines = self.pvh()
+        cut = lines[:lines.index('@@XT BEGIN cyclictest-1000')]
+        self.assertEqual(watch(cut + ['@@XT DOMU-STALL log 1 bytes, 30 s without output'],
+                               qemu_rc=0).outcome, xt_model.Outcome.FAIL)
+        cut = lines[:lines.index('@@XT DOMU-START pvh')]
+        self.assertEqual(watch(cut + ['@@XT DOMU-FAILED xl create exited 3'],
+                               qemu_rc=0).outcome, xt_model.Outcome.INFRA)
+
+    def test_run_exit(self):
+        P, F, I = xt_model.Outcome.PASS, xt_model.Outcome.FAIL, xt_model.Outcome.INFRA
+        self.assertEqual(xt_model.run_exit([P, P]), 0)
+        self.assertEqual(xt_model.run_exit([P, I, F]), 1)
+        self.assertEqual(xt_model.run_exit([P, I]), 3)
+
+
+# A QEMU that prints, on its Nth start, the console in $FAKE_DIR/console.N
+# (or the last one there is), as a boot would.
+RETRY_QEMU = """#!/bin/sh
+n=$(cat "$FAKE_DIR/n" 2>/dev/null || echo 0)
+n=$((n + 1))
+echo $n >"$FAKE_DIR/n"
+f="$FAKE_DIR/console.$n"
+[ -f "$f" ] || f=$(ls "$FAKE_DIR"/console.* | sort -t. -k2 -n | tail -n 1)
+cat "$f"
+"""
+
+
+class Retries(unittest.TestCase):
+    """The harness boots an INFRA config again, never a FAIL one."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        with open(os.path.join(d, 'qemu-system-x86_64'), 'w') as f:
+            f.write(RETRY_QEMU)
+        os.chmod(os.path.join(d, 'qemu-system-x86_64'), 0o755)
+        for f in ('xen', 'kernel', 'initrd'):
+            open(os.path.join(d, f), 'w').close()
+        self.env = dict(os.environ)
+        os.environ['PATH'] = d + ':' + os.environ['PATH']
+        os.environ['FAKE_DIR'] = d
+
+    def tearDown(self):
+        os.environ.clear()
+        os.environ.update(self.env)
+        self.tmp.cleanup()
+
+    def consoles(self, *kinds):
+        ok = captured('console.pv-ok')
+        texts = {'ok': ok, 'panic': captured('console.pv-panic'),
+                 'infra': ok[:120] + ['(XEN) Panic on CPU 0:', '(XEN) emulated fault']}
+        for n, kind in enumerate(kinds, 1):
+            with open(os.path.join(self.tmp.name, f'console.{n}'), 'w') as f:
+                f.write('\n'.join(texts[kind]) + '\n')
+
+    def run_harness(self, retries):
+        out = io.StringIO()
+        d = self.tmp.name
+        with contextlib.redirect_stdout(out):
+            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
+                               '--xen-slops', 'default', '--guest-slops', 'default',
+                               '--retries', str(retries), '--timeout', '30'] +
+                              [x for f in ('xen', 'kernel', 'initrd')
+                               for x in (f'--{f}', os.path.join(d, f))])
+        with open(os.path.join(d, 'out', 'matrix.json')) as f:
+            js = json.load(f)
+        with open(os.path.join(d, 'n')) as f:
+            boots = int(f.read())
+        return rc, js, boots, out.getvalue()
+
+    def test_infra_then_pass(self):
+        self.consoles('infra', 'ok')
+        rc, js, boots, out = self.run_harness(2)
+        self.assertEqual((rc, boots), (0, 2))
+        c = js['configs'][0]
+        self.assertEqual((c['outcome'], c['infra_tries']), ('pass', 1))
+        self.assertEqual([t['outcome'] for t in c['tries']], ['infra', 'pass'])
+        self.assertTrue(all(os.path.isfile(t['console']) for t in c['tries']))
+        self.assertEqual(len({t['console'] for t in c['tries']}), 2)
+        self.assertIn('booting it again', out)
+
+    def test_a_panic_is_never_retried(self):
+        self.consoles('panic', 'ok')
+        rc, js, boots, _ = self.run_harness(2)
+        self.assertEqual((rc, boots, js['configs'][0]['outcome']), (1, 1, 'fail'))
+
+    def test_infra_to_the_end(self):
+        self.consoles('infra')
+        rc, js, boots, out = self.run_harness(1)
+        self.assertEqual((rc, boots), (xt_model.EXIT_INFRA, 2))
+        self.assertEqual((js['infra'], js['failed'], js['infra_tries']), (1, 0, 2))
+        self.assertIn('not the kernel (exit 3)', out)
+
+
+class LkftNames(unittest.TestCase):
+    """The names LKFT's kselftest parser records our results under."""
+
+    def kselftest(self, name):
+        return xt_console.blocks(captured(name))['kselftest']['lines']
+
+    def test_names(self):
+        names = [(n, r) for n, r, _, _ in xt_lkft.parse(RUN_KSELFTEST)]
+        self.assertIn(('xen_timer_xen_timer_slop_test_cpu1_min_delta_ns', 'fail'), names)
+        self.assertIn(('xen_timer_xen_timer_slop_test', 'fail'), names)
+        self.assertIn(('xen_timer_xen_timer_latency_test', 'skip'), names)
+
+    def test_a_value_in_a_skip_reason_is_flagged(self):
+        # The old latency test: "slop 1 ns (no xen_timer_slop parameter ...)
+        # is below 20000 ns, too small to measure differentially".
+        found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
+        self.assertEqual(len(found), 1)
+        self.assertIn('slop_in_effect', found[0])
+        self.assertIn('has a value in it', found[0])
+
+    def test_fixed_reasons_pass_and_two_reasons_do_not(self):
+        def stream(reason):
+            return ['TAP version 13', '1..1', '# selftests: xen_timer: xen_timer_latency_test',
+                    '# ok 1 slop_in_effect # SKIP ' + reason,
+                    'ok 1 selftests: xen_timer: xen_timer_latency_test']
+        one = {'a': stream('slop too small to measure differentially'),
+               'b': stream('slop too small to measure differentially')}
+        self.assertEqual(xt_lkft.problems(one), [])
+        self.assertEqual(xt_lkft.parse(one['a'])[0][0],
+                         'xen_timer_xen_timer_latency_test_slop_in_effect_'
+                         'slop_too_small_to_measure_differentially')
+        two = {'a': stream('slop too small to measure differentially'),
+               'b': stream('not running on Xen')}
+        self.assertEqual(len(xt_lkft.problems(two)), 1)
+
+
+if __name__ == '__main__':
+    unittest.main()
