@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# checkpatch.sh REPO KDIR: scripts/checkpatch.pl --strict on every patch
-# (6.12 and 6.1 series) and every new kernel file; fails on any error,
-# warning or check.
+# checkpatch.sh REPO KDIR: scripts/checkpatch.pl --strict on every stored
+# patch (mainline, 6.12 and 6.1: the edits; mkseries.sh checks the series
+# as mailed) and every new kernel file; fails on any error, warning or
+# check.
 set -uo pipefail
 
 repo=$1 kdir=$2
 cp=$kdir/scripts/checkpatch.pl
 bad=0
-files=$(cd "$repo" && ls lib/*.c include/linux/*.h tools/testing/selftests/xen_timer/*.[ch])
-patches=$(ls "$repo"/patches/*.patch "$repo"/patches/6.1/*.patch | grep -v /0000-cover-letter.patch)
+files=$(cd "$repo" && ls lib/*.c lib/tests/*.c include/linux/*.h tools/testing/selftests/xen_timer/*.[ch])
+patches=$(ls "$repo"/patches/*.patch "$repo"/patches/6.12/*.patch "$repo"/patches/6.1/*.patch | grep -v /0000-cover-letter.patch)
 for p in $patches; do
 	out=$(perl "$cp" --strict --no-tree "$p" 2>&1)
 	if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then

@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # deps.sh [KVER|-]: install what the suite needs from Debian's archive,
-# with Debian's linux-source-KVER (6.12 when not given; - for none: the
+# with Debian's linux-source-KVER (7.3 when not given; - for none: the
 # kernel tree is yours), or, when not root, say which apt-get command to
 # run.  Quiet when all is there.
+#
+# Linux 7.3 is in Debian's trixie-backports suite, not in bookworm: the
+# suite is added to apt's sources (the archive this machine already uses)
+# with pin priority 1, so that it gives the packages named from it and
+# never upgrades anything (apt-get install PKG/trixie-backports).
 set -euo pipefail
 
 # command-or-file  package
@@ -24,11 +29,12 @@ need=(
 	"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
 )
 
-kver=${1:-6.12}
+kver=${1:-7.3}
 case $kver in
 -) ;;
 6.1 | 6.12) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver") ;;
-*) echo "deps: Debian has no linux-source-$kver here (6.12 or 6.1); give KDIR= a tree" >&2; exit 1 ;;
+7.3) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver/trixie-backports") ;;
+*) echo "deps: Debian has no linux-source-$kver here (7.3, 6.12 or 6.1); give KDIR= a tree" >&2; exit 1 ;;
 esac
 
 missing=()
@@ -49,10 +55,13 @@ fi
 
 [ ${#missing[@]} = 0 ] && exit 0
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+suites=
+case " ${missing[*]}" in *"/trixie-backports"*) suites=1 ;; esac
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages; run as root: apt-get update && $cmd" >&2
+	echo "deps: missing packages; run as root:${suites:+ $0 (it adds Debian's trixie-backports suite at pin priority 1), or} apt-get update && $cmd" >&2
 	exit 1
 fi
+[ -n "$suites" ] && "$(dirname "$0")/apt-suites.sh"
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null

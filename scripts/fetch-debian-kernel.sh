@@ -3,11 +3,14 @@
 #
 # fetch-debian-kernel.sh SERIES DIR
 #
-# Puts Debian's prebuilt kernel of SERIES (6.12 or 6.1) at DIR/vmlinuz:
-# apt-get download of the newest linux-image-SERIES.*-amd64-unsigned, and
-# only its vmlinuz extracted, with the Xen modules a dom0 needs for xl
+# Puts Debian's prebuilt kernel of SERIES (7.3, 6.12 or 6.1) at
+# DIR/vmlinuz: apt-get download of the newest matching package, only its
+# vmlinuz extracted, with the Xen modules a dom0 needs for xl
 # (DOM0_MODULES, decompressed, in DIR/modules/, in load order in
-# DIR/modules/order).  Cached: nothing happens when DIR has them.
+# DIR/modules/order).  6.12 and 6.1: linux-image-X.Y.*-amd64-unsigned
+# (bookworm), which holds both; 7.3: trixie-backports' split packages,
+# linux-binary-7.3.*-amd64 (the image) and linux-modules-7.3.*-amd64.
+# Cached: nothing happens when DIR has them.
 set -euo pipefail
 
 series=$1 dir=$2
@@ -15,24 +18,38 @@ series=$1 dir=$2
 DOM0_MODULES="xen-evtchn xen-privcmd xenfs xen-gntdev xen-gntalloc"
 [ -s "$dir/vmlinuz" ] && [ -s "$dir/modules/order" ] && exit 0
 mkdir -p "$dir"
-re="^linux-image-${series//./\\.}\\.[0-9]+(\\+deb[0-9]+)?-amd64-unsigned\$"
-[ "$series" = 6.1 ] && re='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$'
-pkg=$(apt-cache search --names-only "$re" | awk '{print $1}' | sort -V | tail -n 1)
+case $series in
+6.1) re='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
+6.12) re='^linux-image-6\.12\.[0-9]+(\+deb[0-9]+)?-amd64-unsigned$' ;;
+7.3) re='^linux-binary-7\.3\.[0-9]+(\+deb[0-9]+)?-amd64$'
+	[ "$(id -u)" = 0 ] && "$(dirname "$0")/apt-suites.sh" ;;
+*) echo "fetch-debian-kernel: no Debian kernel for $series here (7.3, 6.12 or 6.1)" >&2; exit 1 ;;
+esac
+newest() { apt-cache search --names-only "$re" | awk '{print $1}' | sort -V | tail -n 1; }
+pkg=$(newest)
 if [ -z "$pkg" ]; then
 	apt-get update -qq >/dev/null 2>&1 || true
-	pkg=$(apt-cache search --names-only "$re" | awk '{print $1}' | sort -V | tail -n 1)
+	pkg=$(newest)
 fi
 [ -n "$pkg" ] || { echo "fetch-debian-kernel: no package matches $re in apt's lists" >&2; exit 1; }
-echo "== debian kernel: apt-get download $pkg"
+pkgs=$pkg
+# trixie's kernel keeps its modules in a package of their own.
+case $pkg in linux-binary-*) pkgs="$pkg linux-modules-${pkg#linux-binary-}" ;; esac
+echo "== debian kernel: apt-get download $pkgs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
-	{ echo "fetch-debian-kernel: apt-get download $pkg failed" >&2; exit 1; }
-dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -C "$tmp" -x --wildcards './boot/vmlinuz-*' \
-	'./lib/modules/*/kernel/drivers/xen/*'
+(cd "$tmp" && apt-get download -q $pkgs >/dev/null 2>&1) ||
+	{ echo "fetch-debian-kernel: apt-get download $pkgs failed" >&2; exit 1; }
+for deb in "$tmp"/*.deb; do
+	# bookworm: /boot/vmlinuz-*, /lib/modules; trixie: /usr/lib/modules.
+	dpkg-deb --fsys-tarfile "$deb" | tar -C "$tmp" -x --wildcards --no-anchored \
+		'boot/vmlinuz-*' 'modules/*/vmlinuz' 'kernel/drivers/xen/*' 2>/dev/null || true
+done
+vmlinuz=$(find "$tmp" -path '*/boot/vmlinuz-*' -o -path '*/modules/*/vmlinuz' | head -n 1)
+[ -n "$vmlinuz" ] || { echo "fetch-debian-kernel: $pkgs hold no vmlinuz" >&2; exit 1; }
 mkdir -p "$dir/modules"
 for m in $DOM0_MODULES; do
-	ko=$(find "$tmp/lib/modules" -name "$m.ko*" | head -n 1)
+	ko=$(find "$tmp" -path '*/drivers/xen/*' -name "$m.ko*" | head -n 1)
 	[ -n "$ko" ] || { echo "fetch-debian-kernel: $pkg has no $m module" >&2; exit 1; }
 	case $ko in
 	*.xz) xz -dc "$ko" >"$dir/modules/$m.ko" ;;
@@ -41,5 +58,5 @@ for m in $DOM0_MODULES; do
 	esac
 done
 echo "$DOM0_MODULES" >"$dir/modules/order"
-mv "$tmp"/boot/vmlinuz-* "$dir/vmlinuz"
+mv "$vmlinuz" "$dir/vmlinuz"
 echo "$pkg" >"$dir/package"

@@ -3,45 +3,45 @@
 #
 # mkseries.sh REPO KVER GITTREE write|check [BISECT_O KCONFIG]
 #
-# patches/ (patches/6.1/ for KVER 6.1) is the series as sent: git
-# format-patch output with a cover letter, the suite's new files inside
-# the patches that add them.  It is the source of the edits to files the
-# kernel already has and of the commit messages; lib/, include/ and
-# tools/ are the source of the new files.  This script refreshes one from
-# the other:
+# The series is kept in two sources, each stored once:
+#   - the suite's new files, in lib/, include/ and tools/ at their 7.3
+#     paths (scripts/render-file.sh adapts one to an older tree);
+#   - the edits to files the kernel already has, with the commit
+#     messages: patches/ (mainline, 7.3), patches/6.12/ and patches/6.1/
+#     (the stable backports), git format-patch output without the new
+#     files, and the cover letter.
+# A patch carries the new files its MAINTAINERS hunk adds F: patterns
+# for: "F: lib/xen_timer_slop.c" makes patch 1 carry that file,
+# "F: tools/testing/selftests/xen_timer/" patch 5 that directory.
 #
-#   git am of the series onto the pristine base of Debian's
-#   linux-source-KVER (GITTREE, a git tree made from the tarball once,
-#   tagged xen-timer-base, with fixed dates so that every commit id is
-#   the same on every machine); each new file a patch adds is replaced by
-#   the repository's (scripts/render-file.sh), with the repository's new
-#   files beside it; then git format-patch --cover-letter, keeping the
-#   cover letter's subject and text.
-#
-# write puts the result into the series directory; check fails, naming
-# the file, when the series directory differs from it ("make patches"
-# has not been run since lib/, include/, tools/ or the series changed).
-# Both then run checkpatch --strict on every patch and check that git am
-# of the result onto the base gives the same tree.  With BISECT_O, the
-# x86_64 guest kernel (the configuration KCONFIG) is built after every
-# patch, out of tree in BISECT_O, the last patch first so that ccache has
-# it from 'make kernel' (CCACHE_BASEDIR, same relative layout), then the
-# others newest first, each an incremental build.
+# This script joins them into the series as it is mailed: git am of the
+# edits onto the pristine base of Debian's linux-source-KVER (GITTREE, a
+# git tree made from the tarball once, tagged xen-timer-base, with fixed
+# dates so that every commit id is the same on every machine), each
+# patch amended with its new files, then git format-patch --cover-letter
+# into GITTREE.mail/ (the cover letter keeps the stored subject and
+# text).  The same commits without the new files are the stored edits:
+# write puts them into the series directory, check fails, naming the
+# file, when the series directory differs from them ("make patches" has
+# not been run since a new file moved or a commit was amended).
+# Both then run checkpatch --strict on every mailed patch and check that
+# git am of the mail onto the base gives the same tree.  With BISECT_O,
+# the x86_64 guest kernel (the configuration KCONFIG) is built after
+# every patch, out of tree in BISECT_O, the last patch first so that
+# ccache has it from 'make kernel' (CCACHE_BASEDIR, same relative
+# layout), then the others newest first, each an incremental build.
 set -euo pipefail
 
 repo=$(cd "$1" && pwd)
-kver=$2 g=$3 mode=$4 bisect=${5:-} kconfig=${6:-}
+kver=$2 g=$(realpath -m "$3") mode=$4 bisect=${5:-} kconfig=${6:-}
 die() { echo "mkseries: $*" >&2; exit 1; }
 say() { echo "== patches $kver: $*"; }
 
-case $kver in
-6.12) series=$repo/patches ;;
-6.1) series=$repo/patches/6.1 ;;
-*) die "no series for Linux $kver (6.12 or 6.1)" ;;
-esac
+series=$("$repo/scripts/kver.sh" series "$repo" "$kver") || exit 1
 case $mode in write | check) ;; *) die "mode must be write or check, not '$mode'" ;; esac
 tarball=${TARBALL:-/usr/src/linux-source-$kver.tar.xz}
 rel=${series#"$repo"/}
+mail=$g.mail
 
 mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
@@ -57,7 +57,7 @@ email=$(echo "$ident" | sed -n 's/^Email: //p')
 gg() { git -C "$g" -c user.name="$name" -c user.email="$email" -c core.abbrev=12 "$@"; }
 
 if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
-	[ -f "$tarball" ] || die "$tarball missing: run 'make deps' (apt-get install $(basename "$tarball" .tar.xz))"
+	[ -f "$tarball" ] || die "$tarball missing: run 'make deps KVER=$kver'"
 	say "making the pristine git tree $g from $(basename "$tarball") (a few minutes, once)"
 	rm -rf "$g" "$g.tmp"
 	mkdir -p "$g.tmp"
@@ -75,45 +75,49 @@ gg am --abort >/dev/null 2>&1 || true
 gg checkout -q -f -B xen-timer-series xen-timer-base
 gg clean -q -f -d -x
 
-# The suite's new files, as the series must carry them.
+# The suite's new files: repository path -> path in this tree.
+declare -A dst=() owner=()
 mapfile -t files < <(cd "$repo" && find lib include tools -type f | sort)
-declare -A owner=()
+for f in "${files[@]}"; do
+	dst[$f]=$("$repo/scripts/render-file.sh" --path "$repo" "$g" "$f")
+done
 for p in "${want[@]}"; do
-	gg am -q --committer-date-is-author-date "$p" >/dev/null 2>&1 ||
+	gg am -q --committer-date-is-author-date "$p" >/dev/null 2>&1 || {
+		gg am --abort >/dev/null 2>&1 || true
 		die "$rel/$(basename "$p") does not apply to the pristine base (git am)"
-	mapfile -t added < <(gg diff-tree -r --no-commit-id --name-only --diff-filter=A HEAD)
-	declare -A adds=() newdirs=()
-	for f in "${added[@]}"; do
-		adds[$f]=1
-		d=$(dirname "$f")
-		gg cat-file -e "xen-timer-base:$d" 2>/dev/null || newdirs[$d]=1
-	done
-	# The patch carries the repository's version of every new file it
-	# adds, and the repository's other files in a directory it creates.
+	}
+	# The F: patterns this patch adds to MAINTAINERS name its new files.
+	mapfile -t pats < <(gg show --format= HEAD -- MAINTAINERS | sed -n 's/^+F:[[:space:]]*//p')
 	for f in "${files[@]}"; do
 		[ -z "${owner[$f]:-}" ] || continue
-		[ -n "${adds[$f]:-}" ] || [ -n "${newdirs[$(dirname "$f")]:-}" ] || continue
-		owner[$f]=$(basename "$p")
-		"$repo/scripts/render-file.sh" "$repo" "$g" "$f" >"$g/$f"
-		chmod --reference="$repo/$f" "$g/$f"
-		gg add -f "$f"
+		t=${dst[$f]}
+		for pat in "${pats[@]}"; do
+			if [ "$t" = "$pat" ] || { [ "${pat%/}" != "$pat" ] && [ "${t#"$pat"}" != "$t" ]; }; then
+				[ -e "$g/$t" ] && die "$t is in the pristine base already"
+				owner[$f]=$(basename "$p")
+				mkdir -p "$(dirname "$g/$t")"
+				"$repo/scripts/render-file.sh" "$repo" "$g" "$f" >"$g/$t"
+				chmod --reference="$repo/$f" "$g/$t"
+				gg add -f "$t"
+				break
+			fi
+		done
 	done
-	unset adds newdirs
 	if ! gg diff --cached --quiet; then
 		GIT_COMMITTER_DATE=$(gg log -1 --format=%ad --date=raw) gg commit -q --amend --no-edit
 	fi
 done
 for f in "${files[@]}"; do
 	[ -n "${owner[$f]:-}" ] ||
-		die "$f is in no patch of $rel: add it to the patch that should carry it (git am, git add, git commit --amend, make patches)"
+		die "${dst[$f]} is in no patch of $rel: add its F: line to the MAINTAINERS hunk of the patch that should carry it"
 done
 n=${#want[@]}
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-gg format-patch -q --cover-letter --base=xen-timer-base -o "$out" xen-timer-base..HEAD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 # The cover letter keeps its subject and text; its date is the series'.
-python3 - "$out/0000-cover-letter.patch" "$cover_old" "$(gg log -1 --format=%aD)" <<'PY' || die "cannot carry over the cover letter of $rel"
+cover() {
+	python3 - "$1/0000-cover-letter.patch" "$cover_old" "$(gg log -1 --format=%aD)" <<'PY' || die "cannot carry over the cover letter of $rel"
 import re
 import sys
 new_path, old_path, date = sys.argv[1:]
@@ -128,25 +132,41 @@ new = new.replace('*** SUBJECT HERE ***', subject, 1).replace('*** BLURB HERE **
 new = re.sub(r'^Date: .*$', 'Date: ' + date, new, count=1, flags=re.M)
 open(new_path, 'w').write(new)
 PY
+}
+# The series as mailed, and the stored edits: the same commits without
+# the new files, and without commit ids (--zero-commit), which change
+# with every new file; so a stored edit changes only when it does.
+mkdir "$tmp/mail" "$tmp/edits"
+gg format-patch -q --cover-letter --base=xen-timer-base -o "$tmp/mail" xen-timer-base..HEAD
+cover "$tmp/mail"
+excl=()
+for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
+gg format-patch -q --zero-commit --cover-letter --base=xen-timer-base -o "$tmp/edits" xen-timer-base..HEAD \
+	-- . "${excl[@]}"
+cover "$tmp/edits"
+[ "$(ls "$tmp/edits" | wc -l)" = $((n + 1)) ] ||
+	die "a patch of $rel adds new files only: every patch must edit a file the kernel has (MAINTAINERS at least)"
+rm -rf "$mail"
+cp -r "$tmp/mail" "$mail"
 
 if [ "$mode" = write ]; then
 	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -delete
-	cp "$out"/*.patch "$series/"
-	say "wrote $n patches and the cover letter to $rel"
+	cp "$tmp/edits"/*.patch "$series/"
+	say "wrote $n patches and the cover letter to $rel (the edits); the series as mailed is in $mail"
 else
-	stale=$( (cd "$out" && ls) | sort)
+	now=$( (cd "$tmp/edits" && ls) | sort)
 	have=$(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -printf '%f\n' | sort)
-	[ "$stale" = "$have" ] || die "$rel is stale: the series would be $(echo $stale), it has $(echo $have); run 'make patches'"
+	[ "$now" = "$have" ] || die "$rel is stale: the series would be $(echo $now), it has $(echo $have); run 'make patches'"
 	# The patches first: the cover letter only differs when they do.
-	for f in $(echo "$stale" | grep -v 0000-cover-letter) 0000-cover-letter.patch; do
-		cmp -s "$out/$f" "$series/$f" ||
-			die "$rel/$f is stale against lib/, include/, tools/ or the series: run 'make patches' (first changed line: $(diff "$series/$f" "$out/$f" | grep -m1 -E '^[<>] [+-]([^+-]|$)' | cut -c1-100))"
+	for f in $(echo "$now" | grep -v 0000-cover-letter) 0000-cover-letter.patch; do
+		cmp -s "$tmp/edits/$f" "$series/$f" ||
+			die "$rel/$f is stale against the series: run 'make patches' (first changed line: $(diff "$series/$f" "$tmp/edits/$f" | grep -m1 -E '^[<>] ' | cut -c1-100))"
 	done
-	say "$rel is up to date: $n patches and the cover letter"
+	say "$rel is up to date: $n patches and the cover letter; the series as mailed is in $mail"
 fi
 
 bad=0
-for p in "$out"/0*.patch; do
+for p in "$mail"/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
 	# Debian's python3, which has ply for checkpatch's SPDX check, even
 	# where another python3 comes first in PATH.
@@ -157,18 +177,18 @@ for p in "$out"/0*.patch; do
 	esac
 done
 [ $bad = 0 ] || exit 1
-say "checkpatch --strict: $n patches clean"
+say "checkpatch --strict: $n mailed patches clean"
 
-# The series applies to the pristine base with no fuzz.
+# The mailed series applies to the pristine base with no fuzz.
 gg checkout -q -f -B xen-timer-check xen-timer-base
-gg am -q $(ls "$out"/0*-*.patch | grep -v 0000-cover-letter) >/dev/null 2>&1 || true
+gg am -q $(ls "$mail"/0*-*.patch | grep -v 0000-cover-letter) >/dev/null 2>&1 || true
 gg am --abort >/dev/null 2>&1 || true
 [ "$(gg rev-list --count xen-timer-base..HEAD)" = "$n" ] ||
 	die "the series does not apply with git am to the pristine base"
 gg diff --quiet xen-timer-series HEAD || die "git am of the series does not give the series"
 say "git am applies all $n to the pristine base"
 
-[ -n "$bisect" ] || exit 0
+[ -n "$bisect" ] || { gg checkout -q -f xen-timer-series; exit 0; }
 [ -f "$kconfig" ] || die "no kernel configuration '$kconfig': run 'make kernel' first"
 mkdir -p "$bisect"
 k=0

@@ -5,22 +5,25 @@
 #
 # Makes KDIR a Linux tree carrying this suite: unpacks Debian's
 # linux-source-X.Y into KDIR when KDIR does not exist yet (X.Y from KDIR's
-# name, linux-X.Y or linux-source-X.Y, else 6.12; TARBALL= overrides),
-# applies the series of the tree's version (REPO/patches/*.patch for 6.12 and
-# later, REPO/patches/6.1/*.patch for 6.1; git am in a git work tree, patch -p1
-# otherwise) and copies the suite's new files to their kernel paths.
+# name, linux-X.Y or linux-source-X.Y, else 7.3; TARBALL= overrides),
+# applies the edits of the series of the tree's version (scripts/kver.sh:
+# REPO/patches/ for mainline, 7.0 and later, REPO/patches/6.12/ and
+# REPO/patches/6.1/ for the backports; git am in a git work tree, patch -p1
+# otherwise) and copies the suite's new files to their paths in that
+# version (scripts/render-file.sh).
 #
 # Idempotent: patches already in the tree are skipped and files are only
 # copied when they differ, so a second run touches nothing and triggers
 # no rebuild.  A patch that does not apply stops the run with one line
-# naming the patch and the file; patches applied by this run are taken
-# back first, so the tree is left as it was.
+# naming the patch, the file and the lines it expected there (the
+# upstream context); patches applied by this run are taken back first,
+# so the tree is left as it was.
 set -euo pipefail
 
 repo=$(cd "$1" && pwd)
 kdir=$2
 ver=$(basename "$kdir" | sed -n 's/^linux-\(source-\)\{0,1\}\([0-9]*\.[0-9]*\)$/\2/p')
-tarball=${TARBALL:-/usr/src/linux-source-${ver:-6.12}.tar.xz}
+tarball=${TARBALL:-/usr/src/linux-source-${ver:-7.3}.tar.xz}
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 say() { echo "prepare-tree: $*"; }
@@ -42,12 +45,8 @@ kdir=$(cd "$kdir" && pwd)
 	die "$kdir is not a Linux source tree"
 
 # The series for this tree's version.
-kver=$(awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {p = $3} END {print v "." p}' "$kdir/Makefile")
-case $kver in
-6.1) series=$repo/patches/6.1 ;;
-[0-5].* | 6.[02-9]) die "$kdir is Linux $kver: the suite has patches for 6.1 and for 6.12 and later" ;;
-*) series=$repo/patches ;;
-esac
+kver=$("$repo/scripts/kver.sh" tree "$kdir")
+series=$("$repo/scripts/kver.sh" series "$repo" "$kver") || exit 1
 
 is_git=0
 if [ -e "$kdir/.git" ] && [ "$(git -C "$kdir" rev-parse --show-toplevel 2>/dev/null)" = "$kdir" ]; then
@@ -66,6 +65,42 @@ failing_file() {
 	fi
 }
 
+# What patch P expects in file F that the tree's F lacks: the first
+# context or removed lines of a hunk that are not in the file, with the
+# line the hunk is for (the upstream context it was written against).
+expected_context() {
+	[ -n "$2" ] && [ -f "$kdir/$2" ] || return 0
+	python3 - "$1" "$2" "$kdir/$2" <<'PY'
+import re
+import sys
+patch, name, path = sys.argv[1:]
+have = {line.strip() for line in open(path, errors='replace')}
+on, hunk, start = False, [], 0
+
+
+def report():
+    missing = [line for line in hunk if line.strip() and line.strip() not in have]
+    if missing:
+        shown = ' / '.join('"%s"' % m.strip()[:60] for m in missing[:2])
+        print(f'{shown} near line {start}')
+        sys.exit(0)
+
+
+for line in open(patch, errors='replace').read().splitlines():
+    if line.startswith('diff --git '):
+        if on:
+            report()
+        on, hunk, start = line.split()[2] == 'a/' + name, [], 0
+    elif on and line.startswith('@@ '):
+        report()
+        hunk, start = [], int(re.match(r'@@ -(\d+)', line).group(1))
+    elif on and start and line[:1] in (' ', '-'):
+        hunk.append(line[1:])
+if on:
+    report()
+PY
+}
+
 subject() { git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Subject: //p'; }
 
 # A plain tree records the patches it carries in $state, so that a second
@@ -75,41 +110,8 @@ mkdir -p "$state"
 p_apply() { (cd "$kdir" && patch -p1 --forward -s --no-backup-if-mismatch <"$1"); }
 p_revert() { (cd "$kdir" && patch -p1 -R -s --no-backup-if-mismatch <"$1"); }
 
-# The series as sent carries the suite's new files; those are copied in
-# from the repository below, so that an edited file needs no new patch
-# to be tested.  What is applied is each patch without them.
-strip=$(mktemp -d)
-trap 'rm -rf "$strip"' EXIT
-mapfile -t sent < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
+mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
-want=()
-for p in "${sent[@]}"; do
-	python3 - "$p" "$repo" >"$strip/$(basename "$p")" <<'PY' || die "cannot read $p"
-import os
-import re
-import sys
-path, repo = sys.argv[1:]
-text = open(path).read()
-head, sep, rest = text.partition('\ndiff --git ')
-if not sep:
-    sys.stdout.write(text)
-    sys.exit(0)
-parts = ('diff --git ' + rest).split('\ndiff --git ')
-out = [head]
-for i, part in enumerate(parts):
-    part = part if i == 0 else 'diff --git ' + part
-    m = re.match(r'diff --git a/(\S+) b/\S+\nnew file mode', part)
-    if m and os.path.isfile(os.path.join(repo, m.group(1))):
-        if i == len(parts) - 1:   # keep the signature that ends the mail
-            sig = part.rfind('\n-- \n')
-            if sig >= 0:
-                out.append(part[sig + 1:].rstrip('\n'))
-        continue
-    out.append(part)
-sys.stdout.write('\n'.join(out) + ('' if out[-1].endswith('\n') else '\n'))
-PY
-	want+=("$strip/$(basename "$p")")
-done
 total=${#want[@]}
 applied_here=()
 reverted_here=()
@@ -139,7 +141,7 @@ if [ $is_git = 0 ]; then
 		keep=$((keep + 1))
 	done
 	old=$(mktemp -d)
-	trap 'rm -rf "$old" "$strip"' EXIT
+	trap 'rm -rf "$old"' EXIT
 	for ((i = ${#have[@]} - 1; i >= keep; i--)); do
 		mv "${have[$i]}" "$old/"
 		tmp=$old/$(basename "${have[$i]}")
@@ -181,8 +183,9 @@ for p in "${want[@]}"; do
 		fi
 	fi
 	f=$(failing_file "$p") || true
+	ctx=$(expected_context "$p" "$f")
 	rollback
-	die "${series#"$repo"/}/$name (without its new files) does not apply to ${f:-the tree} in $kdir; tree left as it was"
+	die "${series#"$repo"/}/$name does not apply to ${f:-the tree} in $kdir${ctx:+, which lacks $ctx}; tree left as it was"
 done
 
 # New files, at their kernel paths, as scripts/render-file.sh adapts them
@@ -190,7 +193,7 @@ done
 render() { "$repo/scripts/render-file.sh" "$repo" "$kdir" "$1"; }
 copied=0
 while IFS= read -r f; do
-	dst=$kdir/$f
+	dst=$kdir/$("$repo/scripts/render-file.sh" --path "$repo" "$kdir" "$f")
 	if ! render "$f" | cmp -s - "$dst"; then
 		mkdir -p "$(dirname "$dst")"
 		render "$f" >"$dst"

@@ -1,23 +1,53 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# render-file.sh REPO KDIR FILE
+# render-file.sh REPO KDIR FILE         the file as it goes into KDIR
+# render-file.sh --path REPO KDIR FILE  where it goes in KDIR
 #
-# Prints the suite's new file FILE (a path under REPO, as in the kernel)
-# as it goes into the tree KDIR: since v6.13 symbol namespaces are string
-# literals, so the KUnit suite is adapted to such a tree, and before v6.11
-# the default slop was 100000 ns, which the 6.1 series keeps.
+# The suite's new files are written for mainline (7.3): FILE is a path
+# under REPO, as in a 7.3 tree.  For an older tree (the stable backports)
+# this adapts one to the tree's version:
+#   - before v6.15 lib's KUnit tests lived in lib/, not lib/tests/;
+#   - before v6.13 symbol namespaces were bare words, not strings;
+#   - before v7.0 clockevents_program_event() clamped a short delta up to
+#     min_delta_ns and programmed that; since "clockevents: Prevent timer
+#     interrupt starvation" it programs min_delta_ticks once and skips
+#     further short programs while that forced event is pending;
+#   - before v6.11 the default slop was 100000 ns.
 # prepare-tree.sh and mkseries.sh both use it, so that the tree and the
 # series carry the same files.
 set -euo pipefail
 
+path_only=
+[ "${1:-}" = --path ] && { path_only=1; shift; }
 repo=$1 kdir=$2 f=$3
-kver=$(awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {p = $3} END {print v "." p}' "$kdir/Makefile")
-if [ "$f" = lib/xen_timer_slop_kunit.c ] &&
-   grep -q 'MODULE_INFO(import_ns, ns)' "$kdir/include/linux/module.h"; then
-	sed 's/^MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);/MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");/' "$repo/$f"
-elif [ "$kver" = 6.1 ] && [ "$f" = include/linux/xen_timer_slop.h ]; then
-	sed 's/^#define XEN_TIMER_SLOP_DEFAULT_NS\t1$/#define XEN_TIMER_SLOP_DEFAULT_NS\t100000/' "$repo/$f"
-else
+kver=$(awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {p = $3} END {print v * 1000 + p}' "$kdir/Makefile")
+before() { [ "$kver" -lt $(($1 * 1000 + $2)) ]; }
+
+dst=$f
+if before 6 15; then
+	case $f in lib/tests/*) dst=lib/${f#lib/tests/} ;; esac
+fi
+if [ -n "$path_only" ]; then
+	echo "$dst"
+	exit 0
+fi
+
+sed_args=()
+if before 6 15; then
+	sed_args+=(-e 's#^\#include "\.\./\.\./kernel/#\#include "../kernel/#')
+fi
+if before 6 13; then
+	sed_args+=(-e 's/^MODULE_IMPORT_NS("\([A-Z_]*\)");$/MODULE_IMPORT_NS(\1);/')
+fi
+if before 7 0; then
+	sed_args+=(-e 's/^#define XTS_CORE_FORCES_MIN_TICKS\t1$/#define XTS_CORE_FORCES_MIN_TICKS\t0/')
+fi
+if before 6 11; then
+	sed_args+=(-e 's/^#define XEN_TIMER_SLOP_DEFAULT_NS\t1$/#define XEN_TIMER_SLOP_DEFAULT_NS\t100000/')
+fi
+if [ ${#sed_args[@]} = 0 ]; then
 	cat "$repo/$f"
+else
+	sed "${sed_args[@]}" "$repo/$f"
 fi

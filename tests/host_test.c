@@ -54,7 +54,7 @@ static char *slurp(const char *dir, const char *name)
 }
 
 /*
- * The parse table of the KUnit suite, compiled from lib/xen_timer_slop_kunit.c
+ * The parse table of the KUnit suite, compiled from lib/tests/xen_timer_slop_kunit.c
  * by tests/Makefile (parse_cases.h), so that the kernel's parsers and the
  * selftests' mirror of them answer the same table.
  */
@@ -89,7 +89,7 @@ static void test_parse(void)
 			      (unsigned long long)xt_memparse(s, NULL),
 			      (unsigned long long)(c->err ? c->legacy : c->val));
 	}
-	printf("%zu parse rows from lib/xen_timer_slop_kunit.c\n", n);
+	printf("%zu parse rows from lib/tests/xen_timer_slop_kunit.c\n", n);
 }
 
 static void test_cmdline(void)

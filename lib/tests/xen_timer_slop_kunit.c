@@ -23,7 +23,7 @@
 #include <linux/xen_timer_slop.h>
 #include <xen/xen.h>
 
-#include "../kernel/time/tick-internal.h"
+#include "../../kernel/time/tick-internal.h"
 
 /* max_delta_ns of both Xen clockevent templates */
 #define XTS_MAX		0xffffffffULL
@@ -42,6 +42,7 @@ struct xts_parse_case {
 	int err;
 	u64 val;
 	u64 legacy;
+	bool overflow;	/* too large for u64: memparse() may saturate instead */
 	const char *desc;
 };
 
@@ -49,6 +50,8 @@ struct xts_parse_case {
 #define OK_MAX(s, m, v, d)	{ .str = s, .max = m, .val = v, .desc = d }
 #define BAD(s, e, l, d)		{ .str = s, .max = XTS_MAX, .err = e, .legacy = l, .desc = d }
 #define BAD_MAX(s, m, e, l, d)	{ .str = s, .max = m, .err = e, .legacy = l, .desc = d }
+#define OVF(s, m, l, d)		{ .str = s, .max = m, .err = -ERANGE, .legacy = l, \
+				  .overflow = true, .desc = d }
 
 static const struct xts_parse_case xts_parse_cases[] = {
 	OK("1", 1, "the 6.12 default"),
@@ -91,14 +94,14 @@ static const struct xts_parse_case xts_parse_cases[] = {
 	BAD("08", -EINVAL, 0, "8 is not an octal digit"),
 	BAD("5.5", -EINVAL, 5, "fraction"),
 	BAD("5000\n", -EINVAL, 5000, "trailing newline"),
-	BAD("99999999999999999999", -ERANGE, 7766279631452241919ULL, "u64 overflow in digits"),
-	BAD("18446744073709551616", -ERANGE, 0, "U64_MAX + 1"),
-	BAD("16E", -ERANGE, 0, "u64 overflow through the suffix"),
+	OVF("99999999999999999999", XTS_MAX, 7766279631452241919ULL, "u64 overflow in digits"),
+	OVF("18446744073709551616", XTS_MAX, 0, "U64_MAX + 1"),
+	OVF("16E", XTS_MAX, 0, "u64 overflow through the suffix"),
 	BAD("5G", -ERANGE, 5368709120ULL, "above max_delta_ns, every timer would wait 5 s"),
 	BAD("4294967296", -ERANGE, 4294967296ULL, "max_delta_ns + 1"),
 	BAD("4194304K", -ERANGE, 4294967296ULL, "K multiple just above max"),
 	BAD("1T", -ERANGE, 1099511627776ULL, "T suffix above max"),
-	BAD_MAX("16E", U64_MAX, -ERANGE, 0, "16E overflows any max"),
+	OVF("16E", U64_MAX, 0, "16E overflows any max"),
 	BAD_MAX("100", 99, -ERANGE, 100, "above a caller's max"),
 };
 
@@ -113,6 +116,25 @@ static void xts_parse_case_desc(const struct xts_parse_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(xts_parse, xts_parse_cases, xts_parse_case_desc);
 
+/*
+ * What memparse(), the parser before, makes of the value: @legacy for a
+ * rejected one, the value itself for an accepted one.  A number too
+ * large for u64 wrapped around until memparse() and simple_strtoull()
+ * learned to saturate at ULLONG_MAX (7.3 does): either is memparse().
+ */
+static void xts_check_memparse(struct kunit *test,
+			       const struct xts_parse_case *c, char **end)
+{
+	u64 got = memparse(c->str, end);
+
+	if (c->overflow)
+		KUNIT_EXPECT_TRUE_MSG(test, got == c->legacy || got == U64_MAX,
+				      "memparse() gave %llu: neither wrapped (%llu) nor saturated",
+				      got, c->legacy);
+	else
+		KUNIT_EXPECT_EQ(test, got, c->err ? c->legacy : c->val);
+}
+
 static void xen_timer_slop_test_parse(struct kunit *test)
 {
 	const struct xts_parse_case *c = test->param_value;
@@ -124,7 +146,7 @@ static void xen_timer_slop_test_parse(struct kunit *test)
 	ret = xen_timer_slop_parse(c->str, c->max, &val);
 	KUNIT_EXPECT_EQ(test, ret, c->err);
 	if (c->str)
-		KUNIT_EXPECT_EQ(test, memparse(c->str, &end), c->err ? c->legacy : c->val);
+		xts_check_memparse(test, c, &end);
 	if (c->err) {
 		KUNIT_EXPECT_EQ_MSG(test, val, poison, "output written on error");
 		return;
@@ -271,6 +293,105 @@ static void xen_timer_slop_test_program_far(struct kunit *test)
 	KUNIT_EXPECT_GE(test, (u64)delta, ahead - min(spent, ahead));
 }
 
+/*
+ * How the clockevents core hands a Xen device its minimum delta.  Since
+ * v7.0, "clockevents: Prevent timer interrupt starvation", a delta at or
+ * below min_delta_ns is programmed as min_delta_ticks and marks the event
+ * forced (next_event_forced); while it is, a further short expiry does
+ * not reach the device at all, and a longer one does and clears the
+ * mark.  Before v7.0 every delta was clamped up to min_delta_ns and
+ * converted to cycles, each time.  XTS_CORE_FORCES_MIN_TICKS says which
+ * core this file is built for: 0 in the backports to older kernels.
+ */
+#define XTS_CORE_FORCES_MIN_TICKS	1
+
+/* min_delta_ticks unlike min_delta_ns, so that the delta tells them apart */
+#define XTS_CORE_MIN_NS		100000
+#define XTS_CORE_MIN_TICKS	40000
+
+enum xts_core_got {
+	XTS_GOT_NOTHING,	/* set_next_event() not called */
+	XTS_GOT_MIN_NS,		/* handed min_delta_ns as cycles (mult 1) */
+	XTS_GOT_MIN_TICKS,	/* handed min_delta_ticks */
+	XTS_GOT_AHEAD,		/* handed the delta, less the time the call took */
+};
+
+#if XTS_CORE_FORCES_MIN_TICKS
+#define XTS_SHORT_FIRST		XTS_GOT_MIN_TICKS
+#define XTS_SHORT_AGAIN		XTS_GOT_NOTHING
+#else
+#define XTS_SHORT_FIRST		XTS_GOT_MIN_NS
+#define XTS_SHORT_AGAIN		XTS_GOT_MIN_NS
+#endif
+
+struct xts_core_step {
+	const char *what;
+	u64 ahead_ns;
+	enum xts_core_got got;
+	bool forced;		/* next_event_forced afterwards (v7.0 on) */
+};
+
+/* One device, programmed with these expiries in this order */
+static const struct xts_core_step xts_core_steps[] = {
+	{ "short", 1000, XTS_SHORT_FIRST, true },
+	{ "short while forced", 1000, XTS_SHORT_AGAIN, true },
+	{ "far", 100 * NSEC_PER_MSEC, XTS_GOT_AHEAD, false },
+	{ "short after far", 1000, XTS_SHORT_FIRST, true },
+};
+
+static void xen_timer_slop_test_core(struct kunit *test)
+{
+	struct xts_fake_dev dev = { .evt = xts_vcpuop_template };
+	unsigned int i;
+
+	dev.evt.min_delta_ns = XTS_CORE_MIN_NS;
+	dev.evt.min_delta_ticks = XTS_CORE_MIN_TICKS;
+	dev.evt.cpumask = cpumask_of(0);
+	clockevent_set_state(&dev.evt, CLOCK_EVT_STATE_ONESHOT);
+
+	for (i = 0; i < ARRAY_SIZE(xts_core_steps); i++) {
+		const struct xts_core_step *s = &xts_core_steps[i];
+		ktime_t start;
+		u64 spent;
+		int ret;
+
+		dev.delta = ULONG_MAX;
+		start = ktime_get();
+		ret = clockevents_program_event(&dev.evt,
+						ktime_add_ns(start, s->ahead_ns),
+						true);
+		spent = ktime_to_ns(ktime_sub(ktime_get(), start));
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "step %u (%s)", i, s->what);
+
+		switch (s->got) {
+		case XTS_GOT_NOTHING:
+			KUNIT_EXPECT_EQ_MSG(test, dev.delta, ULONG_MAX,
+					    "step %u (%s) reached the device",
+					    i, s->what);
+			break;
+		case XTS_GOT_MIN_NS:
+			KUNIT_EXPECT_EQ_MSG(test, dev.delta, XTS_CORE_MIN_NS,
+					    "step %u (%s)", i, s->what);
+			break;
+		case XTS_GOT_MIN_TICKS:
+			KUNIT_EXPECT_EQ_MSG(test, dev.delta, XTS_CORE_MIN_TICKS,
+					    "step %u (%s)", i, s->what);
+			break;
+		case XTS_GOT_AHEAD:
+			KUNIT_EXPECT_LE_MSG(test, (u64)dev.delta, s->ahead_ns,
+					    "step %u (%s)", i, s->what);
+			KUNIT_EXPECT_GE_MSG(test, (u64)dev.delta,
+					    s->ahead_ns - min(spent, s->ahead_ns),
+					    "step %u (%s)", i, s->what);
+			break;
+		}
+#if XTS_CORE_FORCES_MIN_TICKS
+		KUNIT_EXPECT_EQ_MSG(test, (bool)dev.evt.next_event_forced,
+				    s->forced, "step %u (%s)", i, s->what);
+#endif
+	}
+}
+
 #if IS_ENABLED(CONFIG_XEN)
 /*
  * The value the kernel command line should have left in the templates:
@@ -361,6 +482,7 @@ static struct kunit_case xen_timer_slop_test_cases[] = {
 	KUNIT_CASE_PARAM(xen_timer_slop_test_apply_templates, xts_slop_gen_params),
 	KUNIT_CASE_PARAM(xen_timer_slop_test_program_near, xts_hw_slop_gen_params),
 	KUNIT_CASE_PARAM(xen_timer_slop_test_program_far, xts_hw_slop_gen_params),
+	KUNIT_CASE(xen_timer_slop_test_core),
 	KUNIT_CASE(xen_timer_slop_test_xen_templates),
 	KUNIT_CASE(xen_timer_slop_test_xen_cpu_devices),
 	{}
@@ -375,4 +497,4 @@ kunit_test_suite(xen_timer_slop_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the xen_timer_slop= boot parameter");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
