@@ -222,23 +222,25 @@ static void check_slop(const struct opts *o)
 		s = o->expect_ns;
 		snprintf(why, sizeof(why), "--expect-ns");
 	} else if (xt_expected_slop(&s, why, sizeof(why))) {
-		xt_test_skip(SLOP_NAME, "%s\n", why);
+		ksft_print_msg("%s\n", why);
+		xt_test_skip(SLOP_NAME, "no expected slop for this command line\n");
 		return;
 	}
+	/* A fixed SKIP reason per cause; the values are diagnostics. */
 	if (s < MIN_DIFF_SLOP) {
-		xt_test_skip(SLOP_NAME, SMALL_SLOP_FMT,
-			     (unsigned long long)s, why,
-			     (unsigned long long)MIN_DIFF_SLOP);
+		ksft_print_msg(SMALL_SLOP_FMT, (unsigned long long)s, why,
+			       (unsigned long long)MIN_DIFF_SLOP);
+		xt_test_skip(SLOP_NAME, "slop too small to measure differentially\n");
 		return;
 	}
 	n = o->oneshot;
 	if (n * 2 * s > ONESHOT_BUDGET)
 		n = ONESHOT_BUDGET / (2 * s);
 	if (n < 10) {
-		xt_test_skip(SLOP_NAME,
-			     "slop %llu ns too long to sample in %llu s\n",
-			     (unsigned long long)s,
-			     (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
+		ksft_print_msg("slop %llu ns too long to sample in %llu s\n",
+			       (unsigned long long)s,
+			       (unsigned long long)(ONESHOT_BUDGET / NSEC_PER_SEC));
+		xt_test_skip(SLOP_NAME, "slop too long to sample\n");
 		return;
 	}
 	shortv = calloc(n, sizeof(*shortv));
@@ -380,8 +382,10 @@ int main(int argc, char **argv)
 				 (unsigned long long)o.intervals[i], kinds[k]);
 
 	ksft_print_header();
-	if (!xt_on_xen(&how))
-		xt_exit_skip_all(names, n, "not running on Xen: %s\n", how);
+	if (!xt_on_xen(&how)) {
+		ksft_print_msg("%s\n", how);
+		xt_exit_skip_all(names, n, "not running on Xen\n");
+	}
 	ksft_print_msg("on Xen: %s\n", how);
 	setup_rt(&o);
 
