@@ -5,11 +5,11 @@
 
 BUILD      ?= $(CURDIR)/build
 # The kernel: Debian's linux-source-$(KVER) unpacked into build/, or your
-# tree with KDIR=; KVER is then read from KDIR's Makefile.  6.12 and 6.1.
-KVER       ?= 6.12
+# tree with KDIR=; KVER is then read from KDIR's Makefile.  7.3 (mainline,
+# the series in patches/), 6.12 and 6.1 (its stable backports).
+KVER       ?= 7.3
 KDIR       ?= $(BUILD)/linux-$(KVER)
-override KVER := $(or $(shell awk '$$1 == "VERSION" {v = $$3} $$1 == "PATCHLEVEL" {p = $$3} \
-	END {if (v != "") print v "." p}' $(KDIR)/Makefile 2>/dev/null),$(KVER))
+override KVER := $(or $(shell scripts/kver.sh tree $(KDIR) 2>/dev/null),$(KVER))
 # What is built from that tree goes under $(OUT).
 OUT        ?= $(BUILD)/$(KVER)
 JOBS       ?= $(shell nproc)
@@ -23,28 +23,34 @@ SAMPLES     ?= 1000
 ONESHOT     ?= 200
 VCPUS       ?= 2
 TIMEOUT     ?= 300
+# A boot that the emulator, Xen or the firmware broke (INFRA: a triple
+# fault of an emulated-SVM vCPU, QEMU dying; scripts/xt_model.py) is
+# booted again this many times.  A kernel's failure never is.
+RETRIES     ?= 2
 # QEMU acceleration: auto boots Xen once under KVM and falls back to TCG
 # with the reason when /dev/kvm is missing or cannot run Xen; kvm insists.
 ACCEL       ?= auto
 ifeq ($(filter auto kvm tcg,$(ACCEL)),)
 $(error ACCEL must be auto, kvm or tcg, not '$(ACCEL)')
 endif
-# Guest kernel: debian (Debian's prebuilt 6.12, no build) or build (ours).
+# Guest kernel: debian (Debian's prebuilt $(KVER), no build) or build (ours).
 GUEST       ?= debian
 # Guest types, each config boots as each: pv (the kernel is Xen's PV dom0),
-# pvh and hvm (that dom0 starts the same kernel as a PVH or HVM domU with
-# xl), pvh-dom0 (the kernel is a PVH dom0: Xen booted by OVMF).
-# GUEST_TYPES for make and make edge (with hvm, make takes over 4 minutes
-# here); BOOT_GUEST_TYPES for boot-check and the reliability targets.
-ALL_GUEST_TYPES   = pv pvh hvm pvh-dom0
-GUEST_TYPES      ?= pv pvh
-BOOT_GUEST_TYPES ?= pv pvh hvm pvh-dom0
+# pv-domu, pvh and hvm (that dom0 starts the same kernel as a PV, PVH or
+# HVM domU with xl), pvh-dom0 (the kernel is a PVH dom0: Xen booted by
+# OVMF).  GUEST_TYPES for make and make edge: the types that need no
+# emulated SVM, since under QEMU's TCG the PVH and HVM vCPUs triple-fault
+# in a good part of the boots (RESULTS.md); BOOT_GUEST_TYPES for
+# boot-check and the reliability targets, where an INFRA boot is retried.
+ALL_GUEST_TYPES   = pv pv-domu pvh hvm pvh-dom0
+GUEST_TYPES      ?= pv pv-domu
+BOOT_GUEST_TYPES ?= pv pv-domu pvh hvm pvh-dom0
 ifneq ($(filter-out $(ALL_GUEST_TYPES),$(GUEST_TYPES) $(BOOT_GUEST_TYPES)),)
 $(error GUEST_TYPES and BOOT_GUEST_TYPES must be some of $(ALL_GUEST_TYPES), not '$(GUEST_TYPES)', '$(BOOT_GUEST_TYPES)')
 endif
 # The dom0 initramfs carries the HVM device model only when it is needed.
 dom0_hvm    = $(if $(filter hvm,$(1)),--hvm)
-dom0_needed = $(filter pvh hvm,$(1))
+dom0_needed = $(filter pv-domu pvh hvm,$(1))
 # Thresholds of check (b) under QEMU without KVM, where every short sleep
 # takes hundreds of microseconds: they catch a guest whose timers are
 # broken (5G slop: 5.4 s per sleep), not a slow emulator.
@@ -52,7 +58,7 @@ LAT_OPTS    ?= --avg-max-us 10000 --p99-max-us 100000 --spike-us 20000 --spike-m
 
 # KUnit: the number of cases 'make check' requires, so that a test that
 # silently disappears fails the run.
-KUNIT_MIN_CASES ?= 61
+KUNIT_MIN_CASES ?= 62
 # Cases allowed to skip: on UML the two that need CONFIG_XEN, on x86_64
 # under plain QEMU the per-CPU one that needs Xen.
 KUNIT_UML_MAX_SKIPS = 2
@@ -94,23 +100,47 @@ else
 $(error GUEST must be debian or build, not '$(GUEST)')
 endif
 
-HARNESS_OPTS = --xen $(XEN_ELF) --kernel $(GUEST_KERNEL) \
-	--initrd $(INITRD) --dom0-initrd $(DOM0_INITRD) --guest-types "$(GUEST_TYPES)" \
+# make KVERS="6.1 6.12 7.3": the matrix with the kernel version as an axis,
+# Debian's prebuilt kernel of each (GUEST=debian), one table, JSON and plot.
+KVERS       ?=
+ifneq ($(KVERS),)
+ifneq ($(GUEST),debian)
+$(error KVERS boots Debian's prebuilt kernels: it needs GUEST=debian)
+endif
+ifneq ($(filter-out 7.3 6.12 6.1,$(KVERS)),)
+$(error KVERS must be some of 7.3 6.12 6.1, not '$(KVERS)')
+endif
+endif
+kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0.cpio.gz
+GUEST_OPTS = $(if $(KVERS),$(foreach v,$(KVERS),--kernel-set $(v) $(BUILD)/debian-$(v)/vmlinuz \
+	$(call kver_dom0,$(v))),--kernel $(GUEST_KERNEL) --dom0-initrd $(DOM0_INITRD))
+HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) \
+	--initrd $(INITRD) --guest-types "$(GUEST_TYPES)" \
 	--intervals "$(INTERVALS)" \
 	--samples "$(SAMPLES)" --oneshot "$(ONESHOT)" --vcpus "$(VCPUS)" \
 	--timeout "$(TIMEOUT)" --lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE) \
-	--accel $(ACCEL)
+	--accel $(ACCEL) --retries $(RETRIES)
 
-.PHONY: all run deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
+
+.PHONY: all run kvers-kernels deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
-	false-failures misses series-check dom0-initramfs boot-dom0-initramfs
+	false-failures misses series-check backports dom0-initramfs boot-dom0-initramfs
 
 all: run
 
-run: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
+run: deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
 	$(PYTHON) scripts/harness.py matrix $(HARNESS_OPTS) \
 		--xen-slops "$(XEN_SLOPS)" --guest-slops "$(GUEST_SLOPS)" \
-		--out $(RESULTS) --name matrix-$(GUEST)-$(KVER)
+		--out $(RESULTS) --name matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$(KVER))
+
+# KVERS: each version's Debian kernel and its dom0 initramfs.
+kvers-kernels: initramfs
+	@for v in $(KVERS); do \
+		scripts/fetch-debian-kernel.sh $$v $(BUILD)/debian-$$v || exit 1; \
+		$(if $(call dom0_needed,$(GUEST_TYPES)),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(GUEST_TYPES)) \
+			$(BUILD)/debian-$$v/vmlinuz $(INITRD) $(BUILD)/debian-$$v/initramfs-dom0.cpio.gz \
+			$(BUILD)/debian-$$v/modules || exit 1;,:;) \
+	done
 
 deps:
 	@scripts/deps.sh $(if $(wildcard $(KDIR)/Makefile),-,$(KVER))
@@ -154,7 +184,8 @@ selftest: tree
 		rc=$$?; cat $(OUT)/selftest.log; \
 		[ $$rc = 0 ] && grep -q '^ok 1 selftests: xen_timer: xen_timer_slop_test' $(OUT)/selftest.log && \
 		grep -q '^ok 2 selftests: xen_timer: xen_timer_latency_test' $(OUT)/selftest.log && \
-		$(PYTHON) scripts/ktap_check.py $(KUNIT_PY) $(OUT)/selftest.log
+		$(PYTHON) scripts/ktap_check.py $(KUNIT_PY) $(OUT)/selftest.log && \
+		$(PYTHON) scripts/xt_lkft.py check $(OUT)/selftest.log
 
 ksft-install: tree
 	@echo "== kselftest install (static) into $(KSFT)"
@@ -205,7 +236,7 @@ BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --guest-types "$(BOOT_GUEST_TYPE
 	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
 	--xen-slops default --no-default-config --intervals "$(INTERVALS)" \
 	--samples $(BOOT_SAMPLES) --oneshot $(BOOT_ONESHOT) --vcpus 2 --timeout "$(TIMEOUT)" \
-	--lat-opts "$(LAT_OPTS)" --out $(RESULTS) --accel $(ACCEL)
+	--lat-opts "$(LAT_OPTS)" --out $(RESULTS) --accel $(ACCEL) --retries $(RETRIES)
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs, as
 # each of BOOT_GUEST_TYPES.
@@ -214,14 +245,19 @@ boot-check: deps xen kernel initramfs boot-dom0-initramfs
 		--dom0-initrd $(BOOT_DOM0_INITRD) \
 		--guest-slops "default $(BOOT_SLOP)" \
 		--name boot-check-$(KVER)
+	$(PYTHON) scripts/xt_lkft.py check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
 
-# patches/ and patches/6.1/ are the series as sent (git format-patch, cover
-# letter, new files inside): 'make patches' refreshes them from lib/,
-# include/ and tools/ against the pristine Debian base of each version.
+# The series (scripts/mkseries.sh): mainline in patches/ (against 7.3),
+# the stable backports in patches/6.12/ and patches/6.1/, each the edits
+# to files the kernel has, with the commit messages; the new files are
+# lib/, include/ and tools/.  'make patches' refreshes the stored edits
+# and writes each series as mailed to build/series/linux-X.Y.mail/.
+SERIES_KVERS = 7.3 6.12 6.1
+BACKPORT_KVERS = 6.12 6.1
 SERIES_GIT = $(BUILD)/series/linux-
-patches: deps
-	@scripts/deps.sh 6.1
-	@for v in 6.12 6.1; do scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
+patches:
+	@for v in $(SERIES_KVERS); do scripts/deps.sh $$v && \
+		scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
 
 # Reliability: the checks boot-check runs, RUNS times per config.
 # false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;
@@ -261,15 +297,24 @@ edge: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)
 
-# The series: patches/ and patches/6.1/ not stale, checkpatch --strict, git am
-# onto the pristine base, and for 6.12 a build of the kernel after every patch.
+# The series: each stored one up to date, checkpatch --strict on the mail,
+# git am onto the pristine base; for mainline the x86_64 kernel built
+# after every patch.
 series-check: kernel
-	@scripts/deps.sh 6.1
-	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) 6.12 $(SERIES_GIT)6.12 check \
-		$(BUILD)/series/6.12/x86_64 $(BUILD)/6.12/x86_64/.config
-	@scripts/mkseries.sh $(CURDIR) 6.1 $(SERIES_GIT)6.1 check
+	@for v in $(BACKPORT_KVERS); do scripts/deps.sh $$v || exit 1; done
+	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) 7.3 $(SERIES_GIT)7.3 check \
+		$(BUILD)/series/7.3/x86_64 $(BUILD)/7.3/x86_64/.config
+	@for v in $(BACKPORT_KVERS); do scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done
 
-check: host-tests checkpatch selftest kunit kunit-x86 boot-check $(if $(filter 6.12,$(KVER)),series-check)
+# The stable backports as a bot on a stable tree runs them: the tree made
+# from Debian's linux-source-X.Y with its series, KUnit on UML.
+backports:
+	@for v in $(BACKPORT_KVERS); do \
+		$(MAKE) --no-print-directory KVER=$$v KDIR=$(BUILD)/linux-$$v OUT=$(BUILD)/$$v kunit || exit 1; \
+	done
+
+check: host-tests checkpatch selftest kunit kunit-x86 boot-check \
+	$(if $(filter 7.3,$(KVER)),series-check backports)
 	@echo "== make check: Linux $(KVER), all passed"
 
 clean:
