@@ -124,7 +124,7 @@ HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) \
 
 .PHONY: all run kvers-kernels deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
-	false-failures misses series-check backports dom0-initramfs boot-dom0-initramfs
+	false-failures misses series-check backports patches-take dom0-initramfs boot-dom0-initramfs
 
 all: run
 
@@ -258,6 +258,11 @@ SERIES_GIT = $(BUILD)/series/linux-
 patches:
 	@for v in $(SERIES_KVERS); do scripts/deps.sh $$v && \
 		scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
+
+# After amending the commits of build/series/linux-$(KVER) (branch
+# xen-timer-series): store their edits and messages in the series.
+patches-take:
+	@scripts/mkseries.sh $(CURDIR) $(KVER) $(SERIES_GIT)$(KVER) take
 
 # Reliability: the checks boot-check runs, RUNS times per config.
 # false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkseries.sh REPO KVER GITTREE write|check [BISECT_O KCONFIG]
+# mkseries.sh REPO KVER GITTREE write|check|take [BISECT_O KCONFIG]
 #
 # The series is kept in two sources, each stored once:
 #   - the suite's new files, in lib/, include/ and tools/ at their 7.3
@@ -24,6 +24,11 @@
 # write puts them into the series directory, check fails, naming the
 # file, when the series directory differs from them ("make patches" has
 # not been run since a new file moved or a commit was amended).
+# take is how an edit or a commit message is changed: after 'make
+# patches', amend the commits of branch xen-timer-series in GITTREE
+# (git commit --amend, git rebase -i xen-timer-base), then take stores
+# that branch's edits and messages and runs write.  A new file is
+# changed in the repository, not there.
 # Both then run checkpatch --strict on every mailed patch and check that
 # git am of the mail onto the base gives the same tree.  With BISECT_O,
 # the x86_64 guest kernel (the configuration KCONFIG) is built after
@@ -38,7 +43,7 @@ die() { echo "mkseries: $*" >&2; exit 1; }
 say() { echo "== patches $kver: $*"; }
 
 series=$("$repo/scripts/kver.sh" series "$repo" "$kver") || exit 1
-case $mode in write | check) ;; *) die "mode must be write or check, not '$mode'" ;; esac
+case $mode in write | check | take) ;; *) die "mode must be write, check or take, not '$mode'" ;; esac
 tarball=${TARBALL:-/usr/src/linux-source-$kver.tar.xz}
 rel=${series#"$repo"/}
 mail=$g.mail
@@ -71,16 +76,37 @@ if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
 	gg tag xen-timer-base
 fi
 
-gg am --abort >/dev/null 2>&1 || true
-gg checkout -q -f -B xen-timer-series xen-timer-base
-gg clean -q -f -d -x
-
 # The suite's new files: repository path -> path in this tree.
 declare -A dst=() owner=()
 mapfile -t files < <(cd "$repo" && find lib include tools -type f | sort)
 for f in "${files[@]}"; do
 	dst[$f]=$("$repo/scripts/render-file.sh" --path "$repo" "$g" "$f")
 done
+
+if [ "$mode" = take ]; then
+	gg rev-parse -q --verify xen-timer-series >/dev/null || die "no branch xen-timer-series in $g: run 'make patches' first"
+	gg diff --quiet && gg diff --cached --quiet || die "$g has uncommitted changes: commit them to xen-timer-series first"
+	for f in "${files[@]}"; do
+		gg cat-file -e "xen-timer-series:${dst[$f]}" 2>/dev/null || continue
+		"$repo/scripts/render-file.sh" "$repo" "$g" "$f" |
+			cmp -s - <(gg show "xen-timer-series:${dst[$f]}") ||
+			die "${dst[$f]} differs from the repository's $f: change new files in the repository"
+	done
+	excl=()
+	for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	gg format-patch -q --zero-commit -o "$tmp" xen-timer-base..xen-timer-series -- . "${excl[@]}"
+	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
+	cp "$tmp"/*.patch "$series/"
+	say "took $(ls "$tmp" | wc -l) patches from branch xen-timer-series of $g"
+	exec "$0" "$repo" "$kver" "$g" write
+fi
+
+gg am --abort >/dev/null 2>&1 || true
+gg checkout -q -f -B xen-timer-series xen-timer-base
+gg clean -q -f -d -x
+
 for p in "${want[@]}"; do
 	gg am -q --committer-date-is-author-date "$p" >/dev/null 2>&1 || {
 		gg am --abort >/dev/null 2>&1 || true
