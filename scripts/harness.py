@@ -391,3 +391,7 @@ def main(argv):
 
 def count(results, outcome):
     return sum(r['outcome'] is outcome for r in results)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

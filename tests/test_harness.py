@@ -378,6 +378,16 @@ class Accel(unittest.TestCase):
             xt_boot.choose_accel('kvm', 'xen', 2)
         self.assertIn('ACCEL=kvm, but KVM cannot run Xen here', str(e.exception))
 
+    def test_the_script_runs_main(self):
+        # harness.py as a command, not only harness.main().
+        import subprocess
+        p = subprocess.run([sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'),
+                            'matrix', '--out', self.tmp.name + '/o', '--xen', '/nonexistent',
+                            '--kernel', '/nonexistent', '--initrd', '/nonexistent'],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('harness: /nonexistent does not exist', p.stderr)
+
     def test_harness_says_one_line_and_exits_2(self):
         # The whole CLI, with real (empty) files: ACCEL=kvm on a host whose
         # QEMU aborts under KVM.
