@@ -594,6 +594,30 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
         self.assertIn('the guest rebooted', w.status)
 
+    def test_captured_triple_fault_destroyed(self):
+        # The same under the new dom0 (Debian's 7.3.4): on_reboot destroys
+        # the domU, dom0 says why, and the boot ends INFRA there.
+        lines = captured('console.pvh-triple-destroyed')
+        w = xt_console.Watcher(2.0, 2.0, domu=True)
+        for k, line in enumerate(lines):
+            w.feed(line, k * 0.01)
+            if w.should_stop(k * 0.01):
+                break
+        w.finish(len(lines) * 0.01, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        # dom0's kernel only: the domU faulted before its first line.
+        self.assertEqual(sum('Linux version' in line for line in lines), 1)
+        self.assertIn('@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
+                      'reason reboot (a triple fault, or the guest reset itself)', w.lines)
+
+    def test_captured_domu_panic_is_fail(self):
+        # Our 7.3 kernel as a PV domU with init=/bogus (printk timestamps):
+        # the kernel's fault, whatever dom0 says after it.
+        w = watch(captured('console.pv-domu-panic'), qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertRegex(w.status, r'^panic: \[ *[0-9.]+\] Kernel panic - not syncing: '
+                         r'Requested init /bogus failed')
+
     def test_second_kernel_is_a_reboot(self):
         # The domU rebooted and its second instance ran the tests: the
         # boot ended at the second start, it is no pass.
