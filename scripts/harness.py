@@ -27,6 +27,7 @@ arguments.
 """
 
 import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -237,35 +238,124 @@ def type_configs(args):
     return [(t, *c) for t in args.guest_types for c in configs for _ in range(args.repeat)]
 
 
-def boot_config(args, machine, check, boots, k, tag, config):
-    """Boot one config, again while it ends INFRA (--retries more times):
-    its result, with every try's outcome and console in 'tries'.  A FAIL
-    is never tried again."""
-    tries = []
-    for n in range(1, args.retries + 2):
-        boot = xt_boot.Boot(machine, None if config['xen_slop'] == DEFAULT else config['xen_slop'],
-                            guest_cmdline(args, config['guest_slop'], config['params']))
-        ttag = tag if n == 1 else f'{tag} (try {n} of {args.retries + 1})'
+@dataclasses.dataclass
+class Job:
+    """One config of the run and its tries so far."""
+    k: int
+    tag: str
+    config: dict
+    tries: list = dataclasses.field(default_factory=list)
+    result: dict | None = None
+
+
+def try_done(args, job, r, seconds):
+    """Record one try of job (its result r): True if it is to be booted
+    again (it ended INFRA and has tries left).  A FAIL never is."""
+    n = len(job.tries) + 1
+    ttag = job.tag if n == 1 else f'{job.tag} (try {n} of {args.retries + 1})'
+    job.tries.append(xt_model.Try(r['outcome'], r['status'], seconds, r['console']))
+    nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
+    why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
+    if r['status'] == 'ok' and r['bad_exit']:
+        why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
+    if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
+        why += ', KUnit failed'
+    print(f'{ttag}: {str(r["outcome"]).upper()} ({why}) in {seconds:.0f} s', flush=True)
+    if r['outcome'] is xt_model.Outcome.INFRA and n <= args.retries:
+        print(f'{ttag}: the emulator, Xen or the firmware broke, not the kernel: '
+              'booting it again', flush=True)
+        return True
+    r['flagged_by'] = xt_verdict.detectors(r)
+    r['tries'] = [tr.as_json() for tr in job.tries]
+    r['infra_tries'] = sum(tr.outcome is xt_model.Outcome.INFRA for tr in job.tries)
+    job.result = r
+    return False
+
+
+def try_tag(args, job):
+    n = len(job.tries) + 1
+    return job.tag if n == 1 else f'{job.tag} (try {n} of {args.retries + 1})'
+
+
+def try_idx(job):
+    n = len(job.tries) + 1
+    return str(job.k) if n == 1 else f'{job.k}.try{n}'
+
+
+def xen_slop_of(config):
+    return None if config['xen_slop'] == DEFAULT else config['xen_slop']
+
+
+def boot_config(args, machine, check, boots, job):
+    """Boot one config whose guest is dom0, again while it ends INFRA
+    (--retries more times)."""
+    while True:
+        boot = xt_boot.Boot(machine, xen_slop_of(job.config),
+                            guest_cmdline(args, job.config['guest_slop'], job.config['params']))
+        ttag = try_tag(args, job)
         print(f'{ttag}: booting', flush=True)
         boot.run(lambda s: print(f'{ttag}: {s}', flush=True))
-        r = xt_verdict.evaluate(boot, config, check, boots, str(k) if n == 1 else f'{k}.try{n}')
-        tries.append(xt_model.Try(r['outcome'], r['status'], boot.seconds, r['console']))
-        nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
-        why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
-        if r['status'] == 'ok' and r['bad_exit']:
-            why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
-        if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
-            why += ', KUnit failed'
-        print(f'{ttag}: {str(r["outcome"]).upper()} ({why}) in {boot.seconds:.0f} s', flush=True)
-        if r['outcome'] is not xt_model.Outcome.INFRA:
-            break
-        if n <= args.retries:
-            print(f'{ttag}: the emulator, Xen or the firmware broke, not the kernel: '
-                  'booting it again', flush=True)
-    r['flagged_by'] = xt_verdict.detectors(r)
-    r['tries'] = [tr.as_json() for tr in tries]
-    r['infra_tries'] = sum(tr.outcome is xt_model.Outcome.INFRA for tr in tries)
-    return r
+        r = xt_verdict.evaluate(boot, job.config, check, boots, try_idx(job))
+        r['xen_cmdline'] = boot.cmd[boot.cmd.index('-append') + 1] if '-append' in boot.cmd \
+            else ''
+        if not try_done(args, job, r, boot.seconds):
+            return
+
+
+def group_key(job):
+    """Configs that one Xen boot can run as domUs: the same kernel, guest
+    type and Xen timer_slop (Xen's default is XEN_DEFAULT_TIMER_SLOP_NS)."""
+    c = job.config
+    x = xt_boot.XEN_DEFAULT_TIMER_SLOP_NS if c['xen_slop'] == DEFAULT else c['xen_slop']
+    return (c['kernel'], c['guest_type'], x)
+
+
+def boot_group(args, machine, check, boots, jobs, gtag, groups):
+    """Boot Xen and dom0 once for the jobs' domUs, again for those that
+    ended INFRA (while they have tries left) or never ran (an earlier
+    domU hung the boot, QEMU or dom0 died): each try of a config is one
+    domU.  A group boot in which no domU got a result ends the rest INFRA."""
+    pending = list(jobs)
+    nboot = 0
+    while pending:
+        nboot += 1
+        # The Xen command line of the first: Xen's default timer_slop and
+        # the same value given are one group.
+        gb = xt_boot.GroupBoot(machine, xen_slop_of(pending[0].config),
+                               [guest_cmdline(args, j.config['guest_slop'], j.config['params'])
+                                for j in pending])
+        btag = gtag if nboot == 1 else f'{gtag} (boot {nboot})'
+        tags = [try_tag(args, j) for j in pending]
+        print(f'{btag}: booting Xen and dom0 for {len(pending)} domUs: '
+              + ', '.join(f'[{j.k}]' for j in pending), flush=True)
+        gb.run(lambda i, s: print(f'{tags[i] if i >= 0 else btag}: {s}', flush=True))
+        glog = os.path.join(boots, f'group-{len(groups) + 1}.log')
+        with open(glog, 'w') as f:
+            f.write('\n'.join(gb.lines) + '\n')
+        group = {'index': len(groups) + 1, 'xen_cmdline': gb.xen_cmd,
+                 'guest_type': machine.guest.name, 'configs': [],
+                 'seconds': round(gb.seconds, 1), 'shared_seconds': round(gb.shared_seconds, 1),
+                 'shared_timing': dict(gb.shared_timing), 'console': glog}
+        groups.append(group)
+        print(f'{btag}: Xen and dom0 took {gb.shared_seconds:.0f} s, the boot '
+              f'{gb.seconds:.0f} s', flush=True)
+        again = []
+        for j, part in zip(pending, gb.parts):
+            if not part.reached:
+                print(f'{try_tag(args, j)}: not run (the boot ended before its domU); '
+                      'booting it again', flush=True)
+                again.append(j)
+                continue
+            r = xt_verdict.evaluate(part, j.config, check, boots, try_idx(j))
+            r['xen_cmdline'] = gb.xen_cmd
+            r['group'] = group['index']
+            group['configs'].append(j.k)
+            if try_done(args, j, r, part.seconds):
+                again.append(j)
+        if not group['configs']:
+            # Cannot happen: the domU that ended a boot has its result.
+            die(f'{btag}: internal error: no domU of the boot got a result')
+        pending = again
 
 
 def main(argv):
@@ -302,7 +392,7 @@ def main(argv):
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
     t0 = time.monotonic()
-    results = []
+    jobs = []
     for k, (kv, t, x, g, params) in enumerate(configs, 1):
         name = label(t, x, g) if params is None else f'{t.upper()} {params or "(none)"}'
         if kv:
@@ -310,11 +400,34 @@ def main(argv):
         tag = f'[{k}/{len(configs)}] {name}'
         if args.repeat > 1:
             tag += f' #{(k - 1) % args.repeat + 1}'
-        r = boot_config(args, machines[(kv, t)], check, boots, k, tag,
-                        {'config': name, 'kernel': kv, 'guest_type': t, 'xen_slop': x,
-                         'guest_slop': g, 'params': params})
+        jobs.append(Job(k, tag, {'config': name, 'kernel': kv, 'guest_type': t, 'xen_slop': x,
+                                 'guest_slop': g, 'params': params}))
+    # A domU type's configs of one Xen boot share it (boot_group); a guest
+    # that is dom0 boots once per config.
+    grouped = {}
+    for j in jobs:
+        if xt_boot.GUEST_TYPES[j.config['guest_type']].domu:
+            grouped.setdefault(group_key(j), []).append(j)
+    groups = []
+    done_groups = set()
+    for j in jobs:
+        machine = machines[(j.config['kernel'], j.config['guest_type'])]
+        if not machine.guest.domu:
+            boot_config(args, machine, check, boots, j)
+            continue
+        key = group_key(j)
+        if key in done_groups:
+            continue
+        done_groups.add(key)
+        kv, t, x = key
+        gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {kv + " " if kv else ""}'
+                f'{t.upper()} Xen ({x})')
+        boot_group(args, machine, check, boots, grouped[key], gtag, groups)
+    results = []
+    for j in jobs:
+        r = j.result
         if args.repeat > 1:
-            r['config'] += f' #{(k - 1) % args.repeat + 1}'
+            r['config'] += f' #{(j.k - 1) % args.repeat + 1}'
         results.append(r)
     total = time.monotonic() - t0
     renamed = xt_verdict.name_differences(results)
@@ -363,12 +476,17 @@ def main(argv):
                'retries': args.retries,
                'infra_tries': sum(r['infra_tries'] for r in results),
                'name_differences': renamed, 'type_differences': disagree,
+               'groups': groups,
                'configs': results}
     ktap = os.path.join(args.out, f'{args.name}.ktap')
     with open(ktap, 'w') as f:
         f.write(xt_report.run_ktap(results, args.name, args.accel_desc))
     js = os.path.join(args.out, f'{args.name}.json')
     xt_report.write_json(js, summary, results)
+    if groups:
+        print(f'harness: {len(groups)} Xen boots ran the domUs of '
+              f'{sum(len(g["configs"]) for g in groups)} tries, '
+              f'{sum(g["shared_seconds"] for g in groups):.0f} s of them Xen and dom0')
     print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
           + (f', plot {png}' if png else '') + f'; consoles in {boots}')
     print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed, '

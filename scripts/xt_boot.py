@@ -18,11 +18,10 @@ import tempfile
 import time
 
 import xt_console
+import xt_model
 
 # Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
 XEN_DEFAULT_TIMER_SLOP_NS = 50000
-# Prefix of the domU's parameters on dom0's command line (dom0-init).
-DOMU_PREFIX = 'xt_domu.'
 # A PVH dom0 boots Xen's EFI binary under OVMF (both Debian's).
 XEN_EFI = '/boot/xen-4.17-amd64.efi'
 OVMF = '/usr/share/ovmf/OVMF.fd'
@@ -221,43 +220,67 @@ class Machine:
     taskset: str = ''
 
 
+def xen_cmdline(m, xen_slop):
+    """Xen's command line: its console, dom0's memory and vCPUs, and
+    timer_slop= unless xen_slop is None (Xen's default)."""
+    cmd = ['console=com1', f'dom0_mem={m.guest.dom0_mem}', f'dom0_max_vcpus={m.vcpus}',
+           'noreboot', *m.guest.xen_args]
+    if xen_slop is not None:
+        cmd.append(f'timer_slop={xen_slop}')
+    return ' '.join(cmd)
+
+
+def qemu_cmd(m, boot):
+    """QEMU's command line around boot (how Xen is loaded)."""
+    pin = ['taskset', '-c', m.taskset] if m.taskset else []
+    cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
+    return [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, *boot,
+            '-m', str(m.guest.memory_mb), '-smp', str(m.vcpus), '-nographic',
+            '-serial', 'stdio', '-monitor', 'none', '-no-reboot']
+
+
+def multiboot(m, xen_cmd, kernel_cmdline, initrd):
+    """QEMU's multiboot loading of Xen, the kernel and its initramfs."""
+    # QEMU splits -initrd at commas: the kernel's command line must have none.
+    return ['-kernel', m.xen, '-append', xen_cmd,
+            '-initrd', f'{m.kernel} {kernel_cmdline.replace(",", ",,")},{initrd}']
+
+
+def run_qemu(cmd, poll_s, feed, stop):
+    """Run QEMU, feed(line, seconds) each console line, until stop(seconds)
+    says so or QEMU exits; then kill it.  Returns (exit code, seconds)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    try:
+        for line, t in read_lines(proc, start, poll_s, stop):
+            feed(line, t)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    return proc.returncode, time.monotonic() - start
+
+
 class Boot:
     """One QEMU run with Xen's and the guest's command lines, its console,
-    and what it ended with."""
+    and what it ended with: the guest is dom0 (pv, pvh-dom0).  A domU
+    type boots as a GroupBoot."""
 
     def __init__(self, m, xen_slop, guest_cmdline):
         self.m = m
-        xen_cmd = ' '.join(['console=com1', f'dom0_mem={m.guest.dom0_mem}',
-                            f'dom0_max_vcpus={m.vcpus}', 'noreboot', *m.guest.xen_args])
-        if xen_slop is not None:
-            xen_cmd += f' timer_slop={xen_slop}'
+        xen_cmd = xen_cmdline(m, xen_slop)
         self.guest_cmdline = guest_cmdline
-        if m.guest.domu:
-            # dom0 hands the guest's parameters to the domU (scripts/dom0-init)
-            # and must not take them itself: a bad xen_timer_slop= would
-            # break dom0 before the domU starts.  A dotted name is a module
-            # parameter to the kernel, ignored here.
-            guest_cmdline = ' '.join(
-                [*m.guest.dom0_args, f'xt_domu_type={m.guest.domu_type}', 'console=hvc0',
-                 *(f'{DOMU_PREFIX}{w}' for w in guest_cmdline.split()
-                   if not w.startswith('console='))])
-        else:
-            guest_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
+        kernel_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.efi_dir = None
-        pin = ['taskset', '-c', m.taskset] if m.taskset else []
-        cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
         if m.guest.efi:
             boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', OVMF,
-                    '-drive', f'file=fat:{self.efi_tree(xen_cmd, guest_cmdline)},'
+                    '-drive', f'file=fat:{self.efi_tree(xen_cmd, kernel_cmdline)},'
                     'format=raw,if=ide,snapshot=on']
         else:
-            # QEMU splits -initrd at commas: the guest command line must have none.
-            initrd = f'{m.kernel} {guest_cmdline.replace(",", ",,")},{m.initrd}'
-            boot = ['-kernel', m.xen, '-append', xen_cmd, '-initrd', initrd]
-        self.cmd = [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, *boot,
-                    '-m', str(m.guest.memory_mb),
-                    '-smp', str(m.vcpus), '-nographic', '-serial', 'stdio',
-                    '-monitor', 'none', '-no-reboot']
+            boot = multiboot(m, xen_cmd, kernel_cmdline, m.initrd)
+        self.cmd = qemu_cmd(m, boot)
         self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
                                         domu=m.guest.domu)
         self.seconds = 0.0
@@ -285,32 +308,214 @@ class Boot:
     def status(self):
         return self.watch.status
 
+    def timing(self):
+        return self.watch.timing()
+
     def run(self, progress):
         """Boot, following the console; progress(text) on each new stage."""
-        start = time.monotonic()
-        proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
         timed_out = False
+
+        def feed(line, t):
+            stage = self.watch.feed(line, t)
+            if stage:
+                progress(f'{stage} ({t:.0f} s)')
 
         def stop(t):
             nonlocal timed_out
             timed_out = not self.watch.should_stop(t) and t > self.m.timeout
             return timed_out or self.watch.should_stop(t)
 
-        for line, t in read_lines(proc, start, self.m.guest.poll_s, stop):
-            stage = self.watch.feed(line, t)
-            if stage:
-                progress(f'{stage} ({t:.0f} s)')
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdout.close()
-        if self.efi_dir:
-            shutil.rmtree(self.efi_dir, ignore_errors=True)
-        self.seconds = time.monotonic() - start
+        try:
+            rc, self.seconds = run_qemu(self.cmd, self.m.guest.poll_s, feed, stop)
+        finally:
+            if self.efi_dir:
+                shutil.rmtree(self.efi_dir, ignore_errors=True)
         self.watch.finish(self.seconds, timeout=self.m.timeout if timed_out and
-                          self.watch.status is None else None, qemu_rc=proc.returncode)
+                          self.watch.status is None else None, qemu_rc=rc)
         return self.status == 'ok'
 
     def tail(self, n=15):
         return self.lines[-n:]
+
+
+# The file of dom0's initramfs that lists its domUs (scripts/dom0-init):
+# one guest command line a line, booted in turn.
+DOMUS_FILE = 'etc/xt-domus'
+# After a domU ended, dom0 starts the next within this (xl destroy, xl
+# create: 5 s here under TCG) or the group is over.
+NEXT_DOMU_S = 60.0
+# After Xen or dom0 died: the lines that still tell.
+GROUP_DEAD_GRACE_S = 2.0
+# Xen or dom0 is gone: no further domU can start.
+GROUP_DEAD_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown|crashed)|'
+                           r'\(XEN\) Panic on CPU|\(XEN\) \*\*\*\* Dom0 .*crash')
+
+
+def newc_archive(files):
+    """A cpio archive (newc, as the kernel unpacks it) of {path: bytes}."""
+    out = b''
+    for ino, (name, data) in enumerate([*files.items(), ('TRAILER!!!', b'')], 1):
+        mode, nlink = (0o100644, 1) if name != 'TRAILER!!!' else (0, 1)
+        fields = [ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name) + 1, 0]
+        hdr = b'070701' + b''.join(b'%08X' % v for v in fields) + name.encode() + b'\0'
+        out += hdr + bytes(-len(hdr) % 4) + data + bytes(-len(data) % 4)
+    return out + bytes(-len(out) % 512)
+
+
+class Part:
+    """One domU of a GroupBoot, seen as a Boot is seen: its console (the
+    Xen and dom0 lines the group's domUs share, then its own), its
+    Watcher, its own seconds and stages.  reached: its domU started, or
+    the shared part ended the group before any did; else it never ran
+    (an earlier domU hung the group, QEMU died) and has no result."""
+
+    def __init__(self, m, guest_cmdline):
+        self.guest_cmdline = guest_cmdline
+        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
+        self.start = None
+        self.seconds = 0.0
+        self.reached = False
+
+    @property
+    def lines(self):
+        return self.watch.lines
+
+    @property
+    def status(self):
+        return self.watch.status
+
+    def begin(self, shared, t):
+        """Its domU starts at t: the shared lines first."""
+        for line, lt in shared:
+            self.watch.feed(line, lt)
+        self.start, self.reached = t, True
+
+    def timing(self):
+        """Its own stages, from its domU's start."""
+        out = self.watch.timing()
+        names = [n for n, _ in out]
+        return out[names.index('domU'):] if 'domU' in names else out
+
+    def tail(self, n=15):
+        return self.lines[-n:]
+
+
+class GroupBoot:
+    """One QEMU, Xen and dom0 boot that runs guest_cmdlines as domUs one
+    after the other (scripts/dom0-init, which reads them from DOMUS_FILE,
+    appended to dom0's initramfs as a second cpio archive).  parts: a Part
+    per command line; shared_seconds, shared_timing: Xen's and dom0's
+    time before the first domU."""
+
+    def __init__(self, m, xen_slop, guest_cmdlines):
+        if not m.guest.domu:
+            raise ValueError(f'guest type {m.guest.name} is dom0 itself: no domUs')
+        self.m = m
+        self.xen_cmd = xen_cmdline(m, xen_slop)
+        # dom0 takes none of the guest's parameters: a bad xen_timer_slop=
+        # would break dom0 before any domU starts.
+        self.dom0_cmdline = ' '.join([*m.guest.dom0_args,
+                                      f'xt_domu_type={m.guest.domu_type}', 'console=hvc0'])
+        self.parts = [Part(m, c) for c in guest_cmdlines]
+        self.shared = []
+        self.shared_seconds = 0.0
+        self.shared_timing = []
+        self.lines = []
+        self.seconds = 0.0
+        self.tmp = None
+
+    def initrd(self):
+        """dom0's initramfs with the domUs' command lines appended."""
+        self.tmp = tempfile.mkdtemp(prefix='xt-group-')
+        path = os.path.join(self.tmp, 'initrd')
+        shutil.copyfile(self.m.initrd, path)
+        text = ''.join(p.guest_cmdline + '\n' for p in self.parts)
+        with open(path, 'ab') as f:
+            f.write(bytes(-f.tell() % 4) + newc_archive({DOMUS_FILE: text.encode()}))
+        return path
+
+    @property
+    def cmd(self):
+        return qemu_cmd(self.m, multiboot(self.m, self.xen_cmd, self.dom0_cmdline,
+                                          self.initrd()))
+
+    def run(self, progress):
+        """Boot, following the console; progress(index of the part or -1
+        for the shared part, text) on each new stage."""
+        m = self.m
+        shared = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
+        state = {'cur': -1, 'dead': None, 'timed_out': False, 'ended_at': None}
+
+        def feed(line, t):
+            self.lines.append(line)
+            cur = state['cur']
+            if line.startswith(xt_console.DOMU_START) and cur + 1 < len(self.parts) and \
+                    state['dead'] is None:
+                cur = state['cur'] = cur + 1
+                if cur == 0:
+                    self.shared_seconds = t
+                    self.shared_timing = shared.timing(until=t)
+                self.parts[cur].begin(self.shared, t)
+                if cur > 0:
+                    self.parts[cur - 1].seconds = t - self.parts[cur - 1].start
+                state['ended_at'] = None
+            if cur < 0:
+                self.shared.append((line, t))
+                stage = shared.feed(line, t)
+            else:
+                p = self.parts[cur]
+                had_ending = p.watch.ending is not None
+                stage = p.watch.feed(line, t)
+                if not had_ending and p.watch.ending is not None:
+                    state['ended_at'] = t
+            if state['dead'] is None and xt_console._guest_line(line) and \
+                    GROUP_DEAD_RE.search(line):
+                state['dead'] = t
+            if stage:
+                progress(cur, f'{stage} ({t:.0f} s)')
+
+        def stop(t):
+            cur = state['cur']
+            if state['dead'] is not None and t >= state['dead'] + GROUP_DEAD_GRACE_S:
+                return True
+            if cur < 0:
+                if shared.should_stop(t):
+                    return True
+                state['timed_out'] = t > m.timeout
+                return state['timed_out']
+            p = self.parts[cur]
+            if p.watch.ending is not None:
+                if cur == len(self.parts) - 1:
+                    return p.watch.should_stop(t)
+                return t > state['ended_at'] + NEXT_DOMU_S
+            state['timed_out'] = t - p.start > m.timeout
+            return state['timed_out']
+
+        try:
+            rc, self.seconds = run_qemu(self.cmd, m.guest.poll_s, feed, stop)
+        finally:
+            if self.tmp:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+        cur = state['cur']
+        timeout = m.timeout if state['timed_out'] else None
+        if cur < 0:
+            # No domU started: what ended the shared part ends every one.
+            shared_t = self.seconds
+            self.shared_seconds = shared_t
+            self.shared_timing = shared.timing()
+            for p in self.parts:
+                p.begin(self.shared, 0.0)
+                p.watch.finish(shared_t, timeout=timeout if shared.status is None else None,
+                               qemu_rc=rc)
+                p.seconds = shared_t
+            return
+        p = self.parts[cur]
+        p.seconds = self.seconds - p.start
+        p.watch.finish(self.seconds, timeout=timeout if p.watch.status is None else None,
+                       qemu_rc=rc)
+        for q in self.parts[:cur]:
+            if q.watch.ending is None:
+                q.watch.ending = xt_model.Ending(
+                    xt_model.Outcome.INFRA, 'dom0 started the next domU before this one '
+                    'ended (dom0-init)')
+            q.watch.marks.append(('end', q.start + q.seconds))

@@ -73,7 +73,7 @@ def evaluate(boot, config, check, outdir, idx):
         f.write('\n'.join(boot.lines) + '\n')
     r = {**config, 'guest_cmdline': boot.guest_cmdline,
          'status': boot.status, 'seconds': round(boot.seconds, 1), 'console': log,
-         'timing': dict(boot.watch.timing()), 'ok': boot.status == 'ok', 'names': []}
+         'timing': dict(boot.timing()), 'ok': boot.status == 'ok', 'names': []}
     if not r['ok']:
         r['last_lines'] = boot.tail()
     facts = xt_console.parse(boot.lines, check.intervals, check.spike_us, check.tests)

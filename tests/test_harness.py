@@ -5,6 +5,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -491,13 +492,26 @@ class GuestTypes(unittest.TestCase):
         shutil.rmtree(b.efi_dir)
 
     def test_dom0_does_not_take_the_guests_parameters(self):
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf', kernel='k',
-                            initrd='i', vcpus=2, timeout=60)
-        b = xt_boot.Boot(m, None, 'console=hvc0 xen_timer_slop xt_intervals=50,1000')
-        self.assertEqual(b.guest_cmdline, 'console=hvc0 xen_timer_slop xt_intervals=50,1000')
-        dom0 = b.cmd[b.cmd.index('-initrd') + 1].split(',,')[0]
-        self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh console=hvc0 '
-                               'xt_domu.xen_timer_slop xt_domu.xt_intervals=50')
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf',
+                            kernel='k', initrd=self.files[5], vcpus=2, timeout=60)
+        b = xt_boot.GroupBoot(m, None, ['console=hvc0 xen_timer_slop xt_intervals=50,1000',
+                                        'console=hvc0 xen_timer_slop=5000'])
+        cmd = b.cmd
+        self.assertEqual(b.parts[0].guest_cmdline,
+                         'console=hvc0 xen_timer_slop xt_intervals=50,1000')
+        dom0, initrd = cmd[cmd.index('-initrd') + 1].split(',')
+        self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh console=hvc0')
+        # The domUs' command lines are a cpio archive after dom0's initramfs.
+        with open(initrd, 'rb') as f:
+            listing = subprocess.run(['cpio', '-i', '--to-stdout', '--quiet', 'etc/xt-domus'],
+                                     stdin=f, capture_output=True, check=True).stdout
+        self.assertEqual(listing.decode(), 'console=hvc0 xen_timer_slop xt_intervals=50,1000\n'
+                         'console=hvc0 xen_timer_slop=5000\n')
+        shutil.rmtree(b.tmp)
+        with self.assertRaises(ValueError):
+            xt_boot.GroupBoot(xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pv'], xen='x',
+                                              kernel='k', initrd='i', vcpus=2, timeout=60),
+                              None, ['console=hvc0'])
 
     def test_type_is_the_outer_axis(self):
         args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
@@ -707,8 +721,8 @@ cat "$f"
 """
 
 
-class Retries(unittest.TestCase):
-    """The harness boots an INFRA config again, never a FAIL one."""
+class FakeQemu(unittest.TestCase):
+    """The harness run with RETRY_QEMU as QEMU."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -726,6 +740,10 @@ class Retries(unittest.TestCase):
         os.environ.clear()
         os.environ.update(self.env)
         self.tmp.cleanup()
+
+
+class Retries(FakeQemu):
+    """The harness boots an INFRA config again, never a FAIL one."""
 
     def consoles(self, *kinds):
         ok = captured('console.pv-ok')
@@ -772,6 +790,103 @@ class Retries(unittest.TestCase):
         self.assertEqual((rc, boots), (xt_model.EXIT_INFRA, 2))
         self.assertEqual((js['infra'], js['failed'], js['infra_tries']), (1, 0, 2))
         self.assertIn('not the kernel (exit 3)', out)
+
+
+class Groups(FakeQemu):
+    """A domU type's configs of one Xen timer_slop share one Xen and dom0
+    boot (xt_boot.GroupBoot): each domU has its own console, verdict and
+    tries; an INFRA one, or one the boot never reached, is booted again
+    alone."""
+
+    def consoles(self, *boots):
+        ok = captured('console.pvh-ok')
+        start = ok.index('@@XT DOMU-START pvh')
+        end = ok.index('@@XT END-GUEST') + 1
+        panic = captured('console.pv-domu-panic')
+        triple = captured('console.pvh-triple-destroyed')
+        tstart = triple.index('@@XT DOMU-START pvh')
+        tend = next(i for i, l in enumerate(triple) if l.startswith('@@XT DOMU-DIED')) + 1
+        died = '@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown reason crash'
+        seg = {'ok': ok[start:end],
+               'panic': panic[panic.index('@@XT DOMU-START pv'):] + [died],
+               'triple': triple[tstart:tend],
+               'cut': ok[start:start + 200] + ['(XEN) Hardware Dom0 crashed: rebooting machine']}
+        for n, kinds in enumerate(boots, 1):
+            text = ok[:start] if kinds[0] != 'xen-panic' else \
+                ok[:100] + ['(XEN) Panic on CPU 0:', '(XEN) emulated fault']
+            for kind in kinds[1:] if kinds[0] == 'xen-panic' else kinds:
+                text = text + seg[kind]
+            text.append('(XEN) Hardware Dom0 halted: halting machine')
+            with open(os.path.join(self.tmp.name, f'console.{n}'), 'w') as f:
+                f.write('\n'.join(text) + '\n')
+
+    def run_group(self, retries=2, slops='100000 5000'):
+        out = io.StringIO()
+        d = self.tmp.name
+        with contextlib.redirect_stdout(out):
+            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
+                               '--guest-types', 'pvh', '--dom0-initrd', d + '/initrd',
+                               '--xen-slops', '5000', '--guest-slops', slops,
+                               '--no-default-config', '--retries', str(retries),
+                               '--timeout', '30'] +
+                              [x for f in ('xen', 'kernel', 'initrd')
+                               for x in (f'--{f}', os.path.join(d, f))])
+        with open(os.path.join(d, 'out', 'matrix.json')) as f:
+            js = json.load(f)
+        with open(os.path.join(d, 'n')) as f:
+            boots = int(f.read())
+        outcomes = [c['outcome'] for c in js['configs']]
+        return rc, js, boots, outcomes, out.getvalue()
+
+    def test_two_domus_one_boot(self):
+        self.consoles(['ok', 'ok'])
+        rc, js, boots, outcomes, out = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (0, 1, ['pass', 'pass']))
+        self.assertEqual([(g['configs'], g['xen_cmdline'].split()[-1]) for g in js['groups']],
+                         [([1, 2], 'timer_slop=5000')])
+        self.assertEqual(list(js['groups'][0]['shared_timing'])[:2], ['Xen', 'guest kernel'])
+        for c in js['configs']:
+            self.assertEqual(list(c['timing'])[0], 'domU')
+            self.assertEqual(c['group'], 1)
+            with open(c['console']) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(sum(l.startswith('@@XT DOMU-START') for l in lines), 1)
+            self.assertEqual(sum(l.startswith('@@XT END-GUEST') for l in lines), 1)
+        self.assertIn('booting Xen and dom0 for 2 domUs: [1], [2]', out)
+
+    def test_a_panic_is_its_domus_alone(self):
+        self.consoles(['panic', 'ok'])
+        rc, js, boots, outcomes, _ = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (1, 1, ['fail', 'pass']))
+        self.assertIn('panic: ', js['configs'][0]['status'])
+
+    def test_an_infra_domu_is_booted_again_alone(self):
+        self.consoles(['triple', 'ok'], ['ok'])
+        rc, js, boots, outcomes, out = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (0, 2, ['pass', 'pass']))
+        self.assertEqual([g['configs'] for g in js['groups']], [[1, 2], [1]])
+        self.assertEqual([t['outcome'] for t in js['configs'][0]['tries']], ['infra', 'pass'])
+        self.assertIn('booting Xen and dom0 for 1 domUs: [1]', out)
+
+    def test_a_dead_dom0_ends_the_boot_and_the_rest_run_again(self):
+        self.consoles(['cut'], ['ok'])
+        rc, js, boots, outcomes, out = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (1, 2, ['fail', 'pass']))
+        self.assertEqual([g['configs'] for g in js['groups']], [[1], [2]])
+        self.assertEqual(len(js['configs'][1]['tries']), 1)
+        self.assertIn('not run (the boot ended before its domU)', out)
+
+    def test_a_broken_shared_part_is_every_domus(self):
+        self.consoles(['xen-panic', 'ok', 'ok'], ['ok', 'ok'])
+        rc, js, boots, outcomes, _ = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (0, 2, ['pass', 'pass']))
+        for c in js['configs']:
+            self.assertEqual([t['outcome'] for t in c['tries']], ['infra', 'pass'])
+
+    def test_infra_every_time(self):
+        self.consoles(['triple', 'triple'])
+        rc, js, boots, outcomes, _ = self.run_group(retries=1)
+        self.assertEqual((rc, boots, outcomes), (xt_model.EXIT_INFRA, 2, ['infra', 'infra']))
 
 
 class LkftNames(unittest.TestCase):
