@@ -263,7 +263,26 @@ def run_qemu(cmd, poll_s, feed, stop):
     return proc.returncode, time.monotonic() - start
 
 
-class Boot:
+class Watched:
+    """A console followed by a Watcher (self.watch): its lines, its status
+    ('ok', why it ended, None while it runs), its stages."""
+
+    @property
+    def lines(self):
+        return self.watch.lines
+
+    @property
+    def status(self):
+        return self.watch.status
+
+    def timing(self):
+        return self.watch.timing()
+
+    def tail(self, n=15):
+        return self.lines[-n:]
+
+
+class Boot(Watched):
     """One QEMU run with Xen's and the guest's command lines, its console,
     and what it ended with: the guest is dom0 (pv, pvh-dom0).  A domU
     type boots as a GroupBoot."""
@@ -300,17 +319,6 @@ class Boot:
                     f'kernel=vmlinuz {guest_cmdline}\nramdisk=initrd\n')
         return self.efi_dir
 
-    @property
-    def lines(self):
-        return self.watch.lines
-
-    @property
-    def status(self):
-        return self.watch.status
-
-    def timing(self):
-        return self.watch.timing()
-
     def run(self, progress):
         """Boot, following the console; progress(text) on each new stage."""
         timed_out = False
@@ -333,9 +341,6 @@ class Boot:
         self.watch.finish(self.seconds, timeout=self.m.timeout if timed_out and
                           self.watch.status is None else None, qemu_rc=rc)
         return self.status == 'ok'
-
-    def tail(self, n=15):
-        return self.lines[-n:]
 
 
 # The file of dom0's initramfs that lists its domUs (scripts/dom0-init):
@@ -362,7 +367,7 @@ def newc_archive(files):
     return out + bytes(-len(out) % 512)
 
 
-class Part:
+class Part(Watched):
     """One domU of a GroupBoot, seen as a Boot is seen: its console (the
     Xen and dom0 lines the group's domUs share, then its own), its
     Watcher, its own seconds and stages.  reached: its domU started, or
@@ -376,14 +381,6 @@ class Part:
         self.seconds = 0.0
         self.reached = False
 
-    @property
-    def lines(self):
-        return self.watch.lines
-
-    @property
-    def status(self):
-        return self.watch.status
-
     def begin(self, shared, t):
         """Its domU starts at t: the shared lines first."""
         for line, lt in shared:
@@ -395,9 +392,6 @@ class Part:
         out = self.watch.timing()
         names = [n for n, _ in out]
         return out[names.index('domU'):] if 'domU' in names else out
-
-    def tail(self, n=15):
-        return self.lines[-n:]
 
 
 class GroupBoot:

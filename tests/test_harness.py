@@ -741,6 +741,22 @@ class FakeQemu(unittest.TestCase):
         os.environ.update(self.env)
         self.tmp.cleanup()
 
+    def harness(self, extra):
+        """harness.py matrix with extra options: (exit status, its JSON,
+        how many times QEMU started, its output)."""
+        out = io.StringIO()
+        d = self.tmp.name
+        with contextlib.redirect_stdout(out):
+            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
+                               '--timeout', '30', *extra] +
+                              [x for f in ('xen', 'kernel', 'initrd')
+                               for x in (f'--{f}', os.path.join(d, f))])
+        with open(os.path.join(d, 'out', 'matrix.json')) as f:
+            js = json.load(f)
+        with open(os.path.join(d, 'n')) as f:
+            boots = int(f.read())
+        return rc, js, boots, out.getvalue()
+
 
 class Retries(FakeQemu):
     """The harness boots an INFRA config again, never a FAIL one."""
@@ -754,19 +770,8 @@ class Retries(FakeQemu):
                 f.write('\n'.join(texts[kind]) + '\n')
 
     def run_harness(self, retries):
-        out = io.StringIO()
-        d = self.tmp.name
-        with contextlib.redirect_stdout(out):
-            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
-                               '--xen-slops', 'default', '--guest-slops', 'default',
-                               '--retries', str(retries), '--timeout', '30'] +
-                              [x for f in ('xen', 'kernel', 'initrd')
-                               for x in (f'--{f}', os.path.join(d, f))])
-        with open(os.path.join(d, 'out', 'matrix.json')) as f:
-            js = json.load(f)
-        with open(os.path.join(d, 'n')) as f:
-            boots = int(f.read())
-        return rc, js, boots, out.getvalue()
+        return self.harness(['--xen-slops', 'default', '--guest-slops', 'default',
+                             '--retries', str(retries)])
 
     def test_infra_then_pass(self):
         self.consoles('infra', 'ok')
@@ -820,23 +825,12 @@ class Groups(FakeQemu):
             with open(os.path.join(self.tmp.name, f'console.{n}'), 'w') as f:
                 f.write('\n'.join(text) + '\n')
 
-    def run_group(self, retries=2, slops='100000 5000'):
-        out = io.StringIO()
-        d = self.tmp.name
-        with contextlib.redirect_stdout(out):
-            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
-                               '--guest-types', 'pvh', '--dom0-initrd', d + '/initrd',
-                               '--xen-slops', '5000', '--guest-slops', slops,
-                               '--no-default-config', '--retries', str(retries),
-                               '--timeout', '30'] +
-                              [x for f in ('xen', 'kernel', 'initrd')
-                               for x in (f'--{f}', os.path.join(d, f))])
-        with open(os.path.join(d, 'out', 'matrix.json')) as f:
-            js = json.load(f)
-        with open(os.path.join(d, 'n')) as f:
-            boots = int(f.read())
-        outcomes = [c['outcome'] for c in js['configs']]
-        return rc, js, boots, outcomes, out.getvalue()
+    def run_group(self, retries=2):
+        rc, js, boots, out = self.harness(
+            ['--guest-types', 'pvh', '--dom0-initrd', self.tmp.name + '/initrd',
+             '--xen-slops', '5000', '--guest-slops', '100000 5000', '--no-default-config',
+             '--retries', str(retries)])
+        return rc, js, boots, [c['outcome'] for c in js['configs']], out
 
     def test_two_domus_one_boot(self):
         self.consoles(['ok', 'ok'])
