@@ -62,8 +62,15 @@ dom0_needed = $(filter pv-domu pvh hvm,$(1))
 LAT_OPTS    ?= --avg-max-us 10000 --p99-max-us 100000 --spike-us 20000 --spike-max-pct 5
 
 # KUnit: the number of cases 'make check' requires, so that a test that
-# silently disappears fails the run.
-KUNIT_MIN_CASES ?= 62
+# silently disappears fails the run: counted in the source (one per
+# KUNIT_CASE, one per row of a parameter array), so a new row raises it.
+KUNIT_SRC       = lib/tests/xen_timer_slop_kunit.c
+ifeq ($(origin KUNIT_MIN_CASES),undefined)
+KUNIT_MIN_CASES := $(shell $(PYTHON) scripts/xt_kunit.py cases $(KUNIT_SRC))
+endif
+ifeq ($(KUNIT_MIN_CASES),)
+$(error cannot count the KUnit cases of $(KUNIT_SRC))
+endif
 # Cases allowed to skip: on UML the two that need CONFIG_XEN, on x86_64
 # under plain QEMU the per-CPU one that needs Xen.
 KUNIT_UML_MAX_SKIPS = 2

@@ -13,6 +13,10 @@ As a command, for scripts/kunit-run.sh:
 prints one summary line and fails unless the JSON has at least MIN_CASES
 results, none FAIL or ERROR, at most MAX_SKIPS SKIP, and LOG (kunit.py's
 output) no parse error.
+  xt_kunit.py cases SOURCE
+prints how many results the suites of a KUnit source file give: one per
+KUNIT_CASE, one per row of a KUNIT_CASE_PARAM's KUNIT_ARRAY_PARAM
+array (make's KUNIT_MIN_CASES, so that a new row raises it).
 """
 
 import json
@@ -147,9 +151,54 @@ def check(json_path, log_path, min_cases, max_skips):
     return 0, f'kunit: {len(results)} cases, {counts(results)["SKIP"]} skipped, 0 failed'
 
 
+def _top_level_items(text):
+    """The comma-separated items of a C initializer's body, outside any
+    parentheses or braces."""
+    depth, items, cur = 0, 0, ''
+    for ch in text:
+        if ch in '({':
+            depth += 1
+        elif ch in ')}':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            items += bool(cur.strip())
+            cur = ''
+        else:
+            cur += ch
+    return items + bool(cur.strip())
+
+
+def source_cases(text):
+    """The results a KUnit source gives (see the module's doc), or
+    ValueError naming what it could not count."""
+    text = re.sub(r'/\*.*?\*/|//[^\n]*', '', text, flags=re.S)
+    n = len(re.findall(r'\bKUNIT_CASE(?:_SLOW)?\s*\(', text))
+    for gen in re.findall(r'\bKUNIT_CASE_PARAM\s*\(\s*\w+\s*,\s*(\w+)_gen_params\s*\)', text):
+        m = re.search(rf'\bKUNIT_ARRAY_PARAM\s*\(\s*{gen}\s*,\s*(\w+)', text)
+        if not m:
+            raise ValueError(f'{gen}_gen_params is not a KUNIT_ARRAY_PARAM')
+        body = re.search(rf'\b{m.group(1)}\s*\[\s*\]\s*=\s*{{(.*?)\n?}};', text, re.S)
+        if not body:
+            raise ValueError(f'no initializer of {m.group(1)}[]')
+        if re.search(r'^\s*#', body.group(1), re.M):
+            raise ValueError(f'{m.group(1)}[] has preprocessor lines: count it by hand')
+        n += _top_level_items(body.group(1))
+    return n
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == 'cases':
+        try:
+            with open(argv[2]) as f:
+                print(source_cases(f.read()))
+        except (OSError, ValueError) as e:
+            print(f'xt_kunit.py cases: {argv[2]}: {getattr(e, "strerror", None) or e}',
+                  file=sys.stderr)
+            return 1
+        return 0
     if len(argv) != 6 or argv[1] != 'check' or not all(a.isdigit() for a in argv[4:]):
-        print('usage: xt_kunit.py check JSON LOG MIN_CASES MAX_SKIPS', file=sys.stderr)
+        print('usage: xt_kunit.py check JSON LOG MIN_CASES MAX_SKIPS | cases SOURCE',
+              file=sys.stderr)
         return 2
     rc, line = check(argv[2], argv[3], int(argv[4]), int(argv[5]))
     print(line, file=sys.stderr if rc else sys.stdout)

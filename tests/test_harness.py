@@ -439,6 +439,44 @@ class KunitJson(unittest.TestCase):
 
 
 
+class KunitSourceCases(unittest.TestCase):
+    """make's KUNIT_MIN_CASES is counted in the KUnit source."""
+    SRC = os.path.join(HERE, '..', 'lib', 'tests', 'xen_timer_slop_kunit.c')
+
+    def test_a_new_row_raises_it(self):
+        with open(self.SRC) as f:
+            text = f.read()
+        n = xt_kunit.source_cases(text)
+        row = '\tOK("5000", 5000, "thread value 5000"),\n'
+        self.assertIn(row, text)
+        self.assertEqual(xt_kunit.source_cases(text.replace(row, row * 2)), n + 1)
+        self.assertEqual(xt_kunit.source_cases(
+            text.replace('\tKUNIT_CASE(xen_timer_slop_test_core),\n', '')), n - 1)
+
+    def test_shapes(self):
+        text = """
+static const u64 a[] = { 0, 1, /* two, */ MAX };
+KUNIT_ARRAY_PARAM(a, a, desc);
+static const struct s b[] = {
+\tROW("x,y", f(1, 2)),
+\t{ .a = 1, .b = 2 },
+};
+KUNIT_ARRAY_PARAM(b, b, desc);
+static struct kunit_case cases[] = {
+\tKUNIT_CASE_PARAM(t1, a_gen_params),
+\tKUNIT_CASE_PARAM(t2, b_gen_params),
+\tKUNIT_CASE(t3),
+\t// KUNIT_CASE(gone),
+\t{}
+};
+"""
+        self.assertEqual(xt_kunit.source_cases(text), 3 + 2 + 1)
+        with self.assertRaises(ValueError):
+            xt_kunit.source_cases(text.replace('\t{ .a', '#if X\n\t{ .a'))
+        with self.assertRaises(ValueError):
+            xt_kunit.source_cases(text.replace('KUNIT_ARRAY_PARAM(b, b', 'X(b, b'))
+
+
 class GuestTypes(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
