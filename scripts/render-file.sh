@@ -21,7 +21,8 @@ set -euo pipefail
 path_only=
 [ "${1:-}" = --path ] && { path_only=1; shift; }
 repo=$1 kdir=$2 f=$3
-kver=$(awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {p = $3} END {print v * 1000 + p}' "$kdir/Makefile")
+v=$("$repo/scripts/kver.sh" tree "$kdir")
+kver=$((${v%.*} * 1000 + ${v#*.}))
 before() { [ "$kver" -lt $(($1 * 1000 + $2)) ]; }
 
 dst=$f
