@@ -252,7 +252,7 @@ def try_done(args, job, r, seconds):
     """Record one try of job (its result r): True if it is to be booted
     again (it ended INFRA and has tries left).  A FAIL never is."""
     n = len(job.tries) + 1
-    ttag = job.tag if n == 1 else f'{job.tag} (try {n} of {args.retries + 1})'
+    ttag = try_tag(args, job)
     job.tries.append(xt_model.Try(r['outcome'], r['status'], seconds, r['console']))
     nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
     why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
@@ -296,8 +296,7 @@ def boot_config(args, machine, check, boots, job):
         print(f'{ttag}: booting', flush=True)
         boot.run(lambda s: print(f'{ttag}: {s}', flush=True))
         r = xt_verdict.evaluate(boot, job.config, check, boots, try_idx(job))
-        r['xen_cmdline'] = boot.cmd[boot.cmd.index('-append') + 1] if '-append' in boot.cmd \
-            else ''
+        r['xen_cmdline'] = boot.xen_cmd
         if not try_done(args, job, r, boot.seconds):
             return
 
@@ -314,7 +313,8 @@ def boot_group(args, machine, check, boots, jobs, gtag, groups):
     """Boot Xen and dom0 once for the jobs' domUs, again for those that
     ended INFRA (while they have tries left) or never ran (an earlier
     domU hung the boot, QEMU or dom0 died): each try of a config is one
-    domU.  A group boot in which no domU got a result ends the rest INFRA."""
+    domU.  Every boot gives at least the domU it ended in a result, so
+    the loop ends."""
     pending = list(jobs)
     nboot = 0
     while pending:

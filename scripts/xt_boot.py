@@ -289,7 +289,7 @@ class Boot(Watched):
 
     def __init__(self, m, xen_slop, guest_cmdline):
         self.m = m
-        xen_cmd = xen_cmdline(m, xen_slop)
+        self.xen_cmd = xen_cmd = xen_cmdline(m, xen_slop)
         self.guest_cmdline = guest_cmdline
         kernel_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
         self.efi_dir = None
@@ -351,9 +351,6 @@ DOMUS_FILE = 'etc/xt-domus'
 NEXT_DOMU_S = 60.0
 # After Xen or dom0 died: the lines that still tell.
 GROUP_DEAD_GRACE_S = 2.0
-# Xen or dom0 is gone: no further domU can start.
-GROUP_DEAD_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown|crashed)|'
-                           r'\(XEN\) Panic on CPU|\(XEN\) \*\*\*\* Dom0 .*crash')
 
 
 def newc_archive(files):
@@ -416,22 +413,19 @@ class GroupBoot:
         self.shared_timing = []
         self.lines = []
         self.seconds = 0.0
-        self.tmp = None
+        # Removed when run() ends, as a Boot's EFI tree.
+        self.tmp = tempfile.mkdtemp(prefix='xt-group-')
+        self.cmd = qemu_cmd(m, multiboot(m, self.xen_cmd, self.dom0_cmdline, self.initrd()))
 
     def initrd(self):
-        """dom0's initramfs with the domUs' command lines appended."""
-        self.tmp = tempfile.mkdtemp(prefix='xt-group-')
+        """dom0's initramfs with the domUs' command lines appended, in
+        self.tmp."""
         path = os.path.join(self.tmp, 'initrd')
         shutil.copyfile(self.m.initrd, path)
         text = ''.join(p.guest_cmdline + '\n' for p in self.parts)
         with open(path, 'ab') as f:
             f.write(bytes(-f.tell() % 4) + newc_archive({DOMUS_FILE: text.encode()}))
         return path
-
-    @property
-    def cmd(self):
-        return qemu_cmd(self.m, multiboot(self.m, self.xen_cmd, self.dom0_cmdline,
-                                          self.initrd()))
 
     def run(self, progress):
         """Boot, following the console; progress(index of the part or -1
@@ -462,8 +456,8 @@ class GroupBoot:
                 stage = p.watch.feed(line, t)
                 if not had_ending and p.watch.ending is not None:
                     state['ended_at'] = t
-            if state['dead'] is None and xt_console._guest_line(line) and \
-                    GROUP_DEAD_RE.search(line):
+            if state['dead'] is None and xt_console.guest_line(line) and \
+                    xt_console.DOM0_GONE_RE.search(line):
                 state['dead'] = t
             if stage:
                 progress(cur, f'{stage} ({t:.0f} s)')
@@ -488,20 +482,18 @@ class GroupBoot:
         try:
             rc, self.seconds = run_qemu(self.cmd, m.guest.poll_s, feed, stop)
         finally:
-            if self.tmp:
-                shutil.rmtree(self.tmp, ignore_errors=True)
+            shutil.rmtree(self.tmp, ignore_errors=True)
         cur = state['cur']
         timeout = m.timeout if state['timed_out'] else None
         if cur < 0:
             # No domU started: what ended the shared part ends every one.
-            shared_t = self.seconds
-            self.shared_seconds = shared_t
+            self.shared_seconds = self.seconds
             self.shared_timing = shared.timing()
             for p in self.parts:
                 p.begin(self.shared, 0.0)
-                p.watch.finish(shared_t, timeout=timeout if shared.status is None else None,
-                               qemu_rc=rc)
-                p.seconds = shared_t
+                p.watch.finish(self.seconds,
+                               timeout=timeout if shared.status is None else None, qemu_rc=rc)
+                p.seconds = self.seconds
             return
         p = self.parts[cur]
         p.seconds = self.seconds - p.start

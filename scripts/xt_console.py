@@ -43,6 +43,10 @@ XEN_INFRA_RE = re.compile(r'\(XEN\) .*Triple fault|\(XEN\) Panic on CPU')
 DIED_RE = re.compile(r'Hardware Dom0 halted')
 # After the end marker: the guest powered off and Xen halted the machine.
 HALTED_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown)')
+# Xen or dom0 is gone: no further domU of the boot can start (the end of a
+# boot that runs its guests as domUs, xt_boot.GroupBoot).
+DOM0_GONE_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown|crashed)|'
+                          r'\(XEN\) Panic on CPU|\(XEN\) \*\*\*\* Dom0 .*crash')
 # After an emulator fault in a domU: dom0's watchdog says within 5 s that
 # the domU is gone, and why (xl's shutdown reason).
 DOMU_END_GRACE_S = 8.0
@@ -51,7 +55,7 @@ DOMU_END_GRACE_S = 8.0
 KERNEL_START = 'Linux version'
 
 
-def _guest_line(line):
+def guest_line(line):
     """A line the guest kernel or Xen printed, not the suite's own output
     (a selftest's diagnostics may quote anything)."""
     return not line.startswith((MARK, '#'))
@@ -140,9 +144,9 @@ class Watcher:
         elif line.startswith(END_GUEST):
             self.ending = Ending(Outcome.PASS, 'ok', reached=True)
             self.stop_at = t + self.end_grace_s
-        elif _guest_line(line) and GUEST_CRASH_RE.search(line):
+        elif guest_line(line) and GUEST_CRASH_RE.search(line):
             self._end(Outcome.FAIL, f'panic: {line.strip()}', t, self.fail_grace_s)
-        elif _guest_line(line) and XEN_INFRA_RE.search(line):
+        elif guest_line(line) and XEN_INFRA_RE.search(line):
             self._end(Outcome.INFRA, f'Xen: {line.strip()}', t,
                       DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
         elif KERNEL_START in line:
