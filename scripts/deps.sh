@@ -56,9 +56,15 @@ fi
 [ ${#missing[@]} = 0 ] && exit 0
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 suites=
-case " ${missing[*]}" in *"/trixie-backports"*) suites=1 ;; esac
+how=
+case " ${missing[*]}" in
+*"/trixie-backports"*)
+	suites=1
+	how=" $0 (it adds Debian's trixie-backports suite at pin priority 1), or"
+	;;
+esac
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages; run as root:${suites:+ $0 (it adds Debian's trixie-backports suite at pin priority 1), or} apt-get update && $cmd" >&2
+	echo "deps: missing packages; run as root:$how apt-get update && $cmd" >&2
 	exit 1
 fi
 [ -n "$suites" ] && "$(dirname "$0")/apt-suites.sh"
