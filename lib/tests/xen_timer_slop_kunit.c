@@ -33,7 +33,7 @@
  * a rejected value what memparse(), which parsed the parameter before,
  * makes of it (@legacy; an accepted value means @val to both), so that
  * the table also records which values changed meaning.  The
- * selftests' user-space mirror of both parsers is tested against this
+ * selftests' user-space copy of the strict parser is tested against this
  * same table (tests/host_test.c compiles it from this file).
  */
 struct xts_parse_case {

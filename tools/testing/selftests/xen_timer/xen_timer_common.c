@@ -88,48 +88,28 @@ bool xt_on_xen(const char **how)
 	return false;
 }
 
-int xt_kernel_is_strict(void)
-{
-	char *syms = xt_read_file("/proc/kallsyms");
-	int strict;
-
-	if (!syms || !*syms) {
-		free(syms);
-		return -1;
-	}
-	strict = !!strstr(syms, " xen_timer_slop_parse\n");
-	free(syms);
-	return strict;
-}
-
 int xt_expected_slop(uint64_t *slop, char *why, size_t len)
 {
 	char *cmdline = xt_read_file("/proc/cmdline");
 	struct utsname u;
-	uint64_t dflt;
-	int strict, seen;
+	int seen;
 
 	if (!cmdline) {
 		snprintf(why, len, "/proc/cmdline unreadable");
 		return -1;
 	}
 	uname(&u);
-	dflt = xt_default_slop(u.release);
-	strict = xt_kernel_is_strict();
-	if (strict < 0 && xt_cmdline_has_rejected(cmdline)) {
+	seen = xt_cmdline_slop(cmdline, xt_default_slop(u.release),
+			       XT_MAX_DELTA_NS, slop);
+	if (seen == XT_SLOP_UNKNOWN)
 		snprintf(why, len,
-			 "cannot tell whether %s rejects the malformed xen_timer_slop= (no /proc/kallsyms); give --expect-ns",
-			 u.release);
-		free(cmdline);
-		return -1;
-	}
-	seen = xt_cmdline_slop(cmdline, strict > 0, dflt, slop);
-	if (seen)
-		snprintf(why, len, "%d xen_timer_slop parameter(s) on /proc/cmdline, %s parser",
-			 seen, strict > 0 ? "strict" : "memparse");
+			 "a xen_timer_slop= value on /proc/cmdline that a kernel may reject or read otherwise; give --expect-ns");
+	else if (seen)
+		snprintf(why, len, "%d xen_timer_slop parameter(s) on /proc/cmdline",
+			 seen);
 	else
 		snprintf(why, len, "no xen_timer_slop= on /proc/cmdline, default of %s",
 			 u.release);
 	free(cmdline);
-	return 0;
+	return seen == XT_SLOP_UNKNOWN ? -1 : 0;
 }

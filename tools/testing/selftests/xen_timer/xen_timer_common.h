@@ -15,13 +15,11 @@ char *xt_read_file(const char *path);
 /* True if running on Xen; *how says what told so. */
 bool xt_on_xen(const char **how);
 
-/* True if the kernel has the strict xen_timer_slop= parser; -1 if unknown. */
-int xt_kernel_is_strict(void);
-
 /*
  * The slop the kernel should be using, from /proc/cmdline and the kernel
- * release, into *slop with a description in @why.  Returns 0, or -1 with
- * the reason in @why when it cannot be known.
+ * release (xt_cmdline_slop(), xt_default_slop()), into *slop with a
+ * description in @why.  Returns 0, or -1 with the reason in @why when it
+ * cannot be known.
  */
 int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 

@@ -46,6 +46,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -59,6 +60,10 @@
 #include "../kselftest.h"
 #include "xen_timer_common.h"
 #include "xen_timer_lib.h"
+
+#ifndef ARRAY_SIZE	/* kselftest.h has it since v5.17 */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 #define TEST_NAME	"xen_timer_latency_test"
 #define SLOP_NAME	"slop_in_effect"
@@ -89,6 +94,7 @@ struct opts {
 	uint64_t p99_max_us;
 	double spike_max_pct;
 	long cpu;
+	bool have_n;
 	bool have_expect;
 	uint64_t expect_ns;
 };
@@ -145,6 +151,22 @@ static struct timespec to_ts(uint64_t ns)
 	return ts;
 }
 
+/* The options that take one whole number, with its range and where it goes */
+static const struct num_opt {
+	int key;
+	uint64_t lo, hi;
+	size_t off;
+} num_opts[] = {
+	{ 'n', 1, 100000000, offsetof(struct opts, samples) },
+	{ 'd', 1, 86400, offsetof(struct opts, duration) },
+	{ 'o', 10, 1000000, offsetof(struct opts, oneshot) },
+	{ 's', 1, 10000000, offsetof(struct opts, spike_us) },
+	{ 'A', 1, 10000000, offsetof(struct opts, avg_max_us) },
+	{ 'P', 1, 10000000, offsetof(struct opts, p99_max_us) },
+	{ 'R', 1, 10000000, offsetof(struct opts, report_us) },
+	{ 'e', 0, XT_MAX_DELTA_NS, offsetof(struct opts, expect_ns) },
+};
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -162,13 +184,23 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	bool have_n = false;
 	uint64_t v;
 	char *end;
+	size_t k;
 	int c;
 
 	opterr = 0;	/* one usage line is all a bad option gets */
 	while ((c = getopt_long(argc, argv, "i:n:d:o:c:h", lopts, NULL)) != -1) {
+		for (k = 0; k < ARRAY_SIZE(num_opts) && num_opts[k].key != c; k++)
+			;
+		if (k < ARRAY_SIZE(num_opts)) {
+			if (xt_parse_u64(optarg, num_opts[k].lo, num_opts[k].hi,
+					 (uint64_t *)((char *)o + num_opts[k].off)))
+				die_usage(argv[0]);
+			o->have_n |= c == 'n';
+			o->have_expect |= c == 'e';
+			continue;
+		}
 		switch (c) {
 		case 'i':
 			o->nintervals = xt_parse_u64_list(optarg, o->intervals,
@@ -176,39 +208,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (o->nintervals < 0)
 				die_usage(argv[0]);
 			break;
-		case 'n':
-			if (xt_parse_u64(optarg, 1, 100000000, &o->samples))
-				die_usage(argv[0]);
-			have_n = true;
-			break;
-		case 'd':
-			if (xt_parse_u64(optarg, 1, 86400, &o->duration))
-				die_usage(argv[0]);
-			break;
-		case 'o':
-			if (xt_parse_u64(optarg, 10, 1000000, &o->oneshot))
-				die_usage(argv[0]);
-			break;
 		case 'c':
 			if (xt_parse_u64(optarg, 0, XT_MAX_CPUS - 1, &v))
 				die_usage(argv[0]);
 			o->cpu = (long)v;
-			break;
-		case 's':
-			if (xt_parse_u64(optarg, 1, 10000000, &o->spike_us))
-				die_usage(argv[0]);
-			break;
-		case 'A':
-			if (xt_parse_u64(optarg, 1, 10000000, &o->avg_max_us))
-				die_usage(argv[0]);
-			break;
-		case 'P':
-			if (xt_parse_u64(optarg, 1, 10000000, &o->p99_max_us))
-				die_usage(argv[0]);
-			break;
-		case 'R':
-			if (xt_parse_u64(optarg, 1, 10000000, &o->report_us))
-				die_usage(argv[0]);
 			break;
 		case 'S':
 			errno = 0;
@@ -217,16 +220,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    o->spike_max_pct > 100)
 				die_usage(argv[0]);
 			break;
-		case 'e':
-			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &o->expect_ns))
-				die_usage(argv[0]);
-			o->have_expect = true;
-			break;
 		default:
 			die_usage(argv[0]);
 		}
 	}
-	if (optind != argc || (have_n && o->duration))
+	if (optind != argc || (o->have_n && o->duration))
 		die_usage(argv[0]);
 }
 

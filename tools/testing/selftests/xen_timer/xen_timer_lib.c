@@ -52,25 +52,6 @@ static uint64_t strtoull0(const char *s, const char **end, bool *overflow,
 	return v;
 }
 
-uint64_t xt_memparse(const char *s, const char **end)
-{
-	const char *e, *suf;
-	bool ovf;
-	size_t n;
-	uint64_t v = strtoull0(s, &e, &ovf, &n);
-
-	if (*e) {
-		suf = strchr(suffixes, toupper((unsigned char)*e));
-		if (suf) {
-			v <<= 10 * (suf - suffixes + 1);
-			e++;
-		}
-	}
-	if (end)
-		*end = e;
-	return v;
-}
-
 int xt_slop_parse_strict(const char *s, uint64_t max, uint64_t *val)
 {
 	const char *e, *suf;
@@ -133,63 +114,41 @@ static const char *next_param(const char *p, char *buf, size_t len)
 	return p;
 }
 
-static int apply_slops(const char *cmdline, bool strict, uint64_t dflt,
-		       uint64_t *slop, bool *rejected)
+int xt_cmdline_slop(const char *cmdline, uint64_t dflt, uint64_t max,
+		    uint64_t *slop)
 {
 	static const char key[] = "xen_timer_slop";
 	const size_t klen = sizeof(key) - 1;
 	char buf[4096];
 	const char *p = cmdline;
 	uint64_t v, cur = dflt;
+	bool known = true;
 	int seen = 0;
 
-	*rejected = false;
 	while ((p = next_param(p, buf, sizeof(buf)))) {
-		const char *val;
-
 		if (!strcmp(buf, "--"))
 			break;
 		if (strncmp(buf, key, klen) || (buf[klen] && buf[klen] != '='))
 			continue;
 		seen++;
-		val = buf[klen] ? buf + klen + 1 : NULL;
-		if (strict || !val) {
-			if (xt_slop_parse_strict(val, XT_MAX_DELTA_NS, &v)) {
-				*rejected = true;
-				continue;
-			}
-			cur = v;
-		} else {
-			cur = xt_memparse(val, NULL);
+		if (xt_slop_parse_strict(buf[klen] ? buf + klen + 1 : NULL, max, &v)) {
+			known = false;
+			continue;
 		}
+		cur = v;
+		known = true;
 	}
-	if (slop)
-		*slop = cur;
+	if (!known)
+		return XT_SLOP_UNKNOWN;
+	*slop = cur;
 	return seen;
-}
-
-int xt_cmdline_slop(const char *cmdline, bool strict, uint64_t dflt,
-		    uint64_t *slop)
-{
-	bool rejected;
-
-	return apply_slops(cmdline, strict, dflt, slop, &rejected);
-}
-
-bool xt_cmdline_has_rejected(const char *cmdline)
-{
-	bool rejected;
-
-	apply_slops(cmdline, true, 0, NULL, &rejected);
-	return rejected;
 }
 
 /*
  * The one decimal parser of the selftests' own inputs (timer_list fields,
  * CPU lists, options): the digits at *@s into *@val, *@s moved past them.
  * -1 if there is no digit or the number does not fit in 64 bits, which is
- * always an error: unlike the kernel's memparse(), mirrored above with
- * its wrapping, nothing here wraps.
+ * always an error: nothing here wraps.
  */
 static int dec_u64(const char **s, uint64_t *val)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pure logic of the xen_timer selftests: parsing of /proc/cmdline,
- * /proc/timer_list and CPU lists, the kernel's memparse() and its strict
- * xen_timer_slop= variant, and latency statistics.  No I/O, so that the
+ * /proc/timer_list and CPU lists, the strict xen_timer_slop= parser, and
+ * latency statistics.  No I/O, so that the
  * host can test it under sanitizers and fuzzers.
  */
 #ifndef XEN_TIMER_LIB_H
@@ -21,30 +21,29 @@
 #define XT_MAX_CPUS		4096
 
 /*
- * memparse() as the kernel has it: base 0, one optional binary suffix,
- * trailing characters ignored, overflow wraps.  Returns the value and
- * stores in *end the first character not consumed.
- */
-uint64_t xt_memparse(const char *s, const char **end);
-
-/*
- * The strict parser of a kernel carrying the xen_timer_slop= hardening:
+ * The strict parser of the xen_timer_slop= hardening (lib/xen_timer_slop.c):
  * 0 and *val set, or -EINVAL / -ERANGE.  s may be NULL (bare parameter).
+ * What it accepts, memparse(), which parsed the parameter before, parses
+ * to the same value; tests/host_test.c holds it to the KUnit suite's
+ * table of values.
  */
 int xt_slop_parse_strict(const char *s, uint64_t max, uint64_t *val);
 
-/*
- * The slop the kernel command line leaves in effect.  Every
- * xen_timer_slop= before a "--" is applied in order, starting from
- * @dflt: a strict kernel skips rejected values, a legacy one stores
- * memparse()'s result.  Returns the number of xen_timer_slop parameters
- * seen (0: @dflt is the result).
- */
-int xt_cmdline_slop(const char *cmdline, bool strict, uint64_t dflt,
-		    uint64_t *slop);
+/* xt_cmdline_slop(): a xen_timer_slop= value leaves the slop unknown */
+#define XT_SLOP_UNKNOWN		(-1)
 
-/* True if the command line has a xen_timer_slop= value a strict kernel rejects. */
-bool xt_cmdline_has_rejected(const char *cmdline);
+/*
+ * The slop the kernel command line leaves in effect, as far as any kernel
+ * would agree: every xen_timer_slop= before a "--" in order, starting from
+ * @dflt.  A value the strict parser accepts (at most @max) sets it.  Any
+ * other value leaves it unknown until a later accepted one, because a
+ * kernel with the strict parser keeps the slop it had and an older kernel
+ * stores whatever memparse() made of it.  Returns the number of
+ * xen_timer_slop parameters seen (0: @dflt is the result) with *@slop set,
+ * or XT_SLOP_UNKNOWN.
+ */
+int xt_cmdline_slop(const char *cmdline, uint64_t dflt, uint64_t max,
+		    uint64_t *slop);
 
 struct xt_tick_dev {
 	int cpu;
