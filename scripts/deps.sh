@@ -12,7 +12,7 @@
 # never upgrades anything (apt-get install PKG/trixie-backports).
 set -euo pipefail
 
-# command-or-file  package
+# command, file or pkg:package, and the package that gives it
 need=(
 	"gcc gcc" "make make" "flex flex" "bison bison" "bc bc" "perl perl"
 	"python3 python3" "cpio cpio" "xz xz-utils" "patch patch" "git git"
@@ -26,7 +26,7 @@ need=(
 	"/usr/share/ovmf/OVMF.fd ovmf"
 	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 	"/usr/lib/python3/dist-packages/git/__init__.py python3-git"
-	"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
+	"mypy mypy" "pkg:libclang-rt-dev libclang-rt-dev"
 )
 
 kver=${1:-7.3}
@@ -41,7 +41,12 @@ missing=()
 for n in "${need[@]}"; do
 	what=${n% *}
 	pkg=${n#* }
-	if [[ $what == /* ]]; then
+	if [[ $what == pkg:* ]]; then
+		# A package whose files have no fixed path (libFuzzer's runtime
+		# lives under the version of clang).
+		[ "$(dpkg-query -W -f '${db:Status-Status}' "${what#pkg:}" 2>/dev/null)" = installed ] &&
+			continue
+	elif [[ $what == /* ]]; then
 		[ -e "$what" ] && continue
 	else
 		command -v "$what" >/dev/null 2>&1 && continue

@@ -26,6 +26,8 @@ config passed, 1 if any failed (repeat --expect-flagged: if any passed),
 arguments.
 """
 
+from __future__ import annotations
+
 import argparse
 import dataclasses
 import os
@@ -33,27 +35,30 @@ import re
 import shutil
 import sys
 import time
-from types import SimpleNamespace
+from typing import NoReturn
 
 import xt_boot
 import xt_console
 import xt_model
 import xt_report
 import xt_verdict
+from xt_model import (BootResult, CheckSettings, Config, GroupRecord, GuestSettings, Outcome,
+                      Try)
 
 DEFAULT = 'default'
 
 
-def die(msg):
+def die(msg: str) -> NoReturn:
     print(f'harness: {msg}', file=sys.stderr)
-    sys.exit(2)
+    sys.exit(xt_model.EXIT_USAGE)
 
 
-def slop_list(text, name):
-    out = []
+def slop_list(text: str, name: str) -> list[int | None]:
+    """Slops in ns, "default" (None) for the parameter left out."""
+    out: list[int | None] = []
     for item in text.replace(',', ' ').split():
         if item == DEFAULT:
-            out.append(DEFAULT)
+            out.append(None)
         elif re.fullmatch(r'[0-9]+', item):
             out.append(int(item))
         else:
@@ -63,7 +68,7 @@ def slop_list(text, name):
     return out
 
 
-def int_list(text, name, lo, hi):
+def int_list(text: str, name: str, lo: int, hi: int) -> list[int]:
     out = []
     for item in text.replace(',', ' ').split():
         if not re.fullmatch(r'[0-9]+', item) or not lo <= int(item) <= hi:
@@ -74,14 +79,8 @@ def int_list(text, name, lo, hi):
     return out
 
 
-def label(gtype, xen, guest):
-    x = f'default, {xt_boot.XEN_DEFAULT_TIMER_SLOP_NS}' if xen == DEFAULT else str(xen)
-    g = 'default' if guest == DEFAULT else str(guest)
-    return f'{gtype.upper()} Xen ({x}) | Guest ({g})'
-
-
-def type_list(text):
-    out = []
+def type_list(text: str) -> list[str]:
+    out: list[str] = []
     for item in text.replace(',', ' ').split():
         if item not in xt_boot.GUEST_TYPES:
             die(f'GUEST_TYPES: "{item}" is not one of {" ".join(sorted(xt_boot.GUEST_TYPES))}')
@@ -92,24 +91,7 @@ def type_list(text):
     return out
 
 
-def guest_cmdline(args, guest_slop, params):
-    """The guest's command line: its console, the slop or the edge
-    parameters, and the xt_*= settings scripts/guest-init reads."""
-    guest = ['console=hvc0', f'xt_intervals={",".join(map(str, args.intervals))}',
-             f'xt_samples={args.samples}', f'xt_oneshot={args.oneshot}',
-             f'xt_hist_us={xt_console.CYCLICTEST_HIST_US}']
-    if params is not None:
-        guest[1:1] = params.split()
-        guest.append('xt_latency=0')
-    elif guest_slop != DEFAULT:
-        guest.insert(1, f'xen_timer_slop={guest_slop}')
-    if args.lat_opts:
-        guest.append('xt_lat_opts=' + ','.join(args.lat_opts.split()))
-    guest += args.guest_args.split()
-    return ' '.join(guest)
-
-
-def common_options(p):
+def common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--xen', required=True, help="Xen's ELF (gunzipped xen-4.17-amd64.gz)")
     p.add_argument('--kernel', default='', help='the guest kernel')
     p.add_argument('--kernel-set', action='append', nargs=3, default=[],
@@ -123,14 +105,15 @@ def common_options(p):
     p.add_argument('--name', default='matrix', help='prefix of the result files')
     p.add_argument('--guest-types', default='pv',
                    help=f'one or more of {" ".join(xt_boot.GUEST_TYPES)}; each config boots as each')
-    p.add_argument('--intervals', default='50 1000')
-    p.add_argument('--samples', default='1000')
-    p.add_argument('--oneshot', default='200')
+    p.add_argument('--intervals', default='50 1000',
+                   help='intervals of check (b) and cyclictest, us')
+    p.add_argument('--samples', default='1000', help='samples per interval')
+    p.add_argument('--oneshot', default='200', help="one-shot sleeps per length, check (a)")
     p.add_argument('--vcpus', default='2')
-    p.add_argument('--timeout', default='300')
-    p.add_argument('--spike-us', default='100')
-    p.add_argument('--lat-opts', default='')
-    p.add_argument('--guest-args', default='')
+    p.add_argument('--timeout', default='300', help='seconds per boot (per domU)')
+    p.add_argument('--spike-us', default='100', help="the table's spike threshold, us")
+    p.add_argument('--lat-opts', default='', help='more options for xen_timer_latency_test')
+    p.add_argument('--guest-args', default='', help="more on the guest's command line")
     p.add_argument('--kunit-py', default='',
                    help="the tree's kunit.py, to parse every KTAP stream with")
     p.add_argument('--kunit-boot', action='store_true',
@@ -144,25 +127,29 @@ def common_options(p):
                    help='boot a config again this many times while it ends INFRA')
 
 
-def slop_options(p):
-    p.add_argument('--xen-slops', default='50000 5000')
-    p.add_argument('--guest-slops', default='100000 5000')
+def slop_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument('--xen-slops', default='50000 5000',
+                   help='Xen timer_slop= values, ns, or "default" for none')
+    p.add_argument('--guest-slops', default='100000 5000',
+                   help='guest xen_timer_slop= values, ns, or "default" for none')
     p.add_argument('--no-default-config', action='store_true',
                    help='skip the extra config with both defaults')
 
 
-def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
     sub = ap.add_subparsers(dest='cmd', metavar='matrix|edge|repeat')
     sub.required = True
-    m = sub.add_parser('matrix', help='the slop matrix and the thread table')
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    m = sub.add_parser('matrix', help='the slop matrix and the thread table', formatter_class=fmt)
     common_options(m)
     slop_options(m)
-    e = sub.add_parser('edge', help='one boot per line of guest parameters')
+    e = sub.add_parser('edge', help='one boot per line of guest parameters', formatter_class=fmt)
     common_options(e)
     e.add_argument('--params-file', required=True,
                    help='one boot per line of guest parameters, slop test only')
-    r = sub.add_parser('repeat', help='every config --runs times, count what flagged')
+    r = sub.add_parser('repeat', help='every config --runs times, count what flagged',
+                       formatter_class=fmt)
     common_options(r)
     slop_options(r)
     r.add_argument('--runs', required=True)
@@ -211,31 +198,41 @@ def parse_args(argv):
                 die(f'{f} missing, needed by a PVH dom0: run make deps')
     if not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
+    args.guest = GuestSettings(intervals=tuple(args.intervals), samples=args.samples,
+                               oneshot=args.oneshot, hist_us=xt_console.CYCLICTEST_HIST_US,
+                               rt_priority=xt_console.CYCLICTEST_RT_PRIORITY,
+                               lat_opts=args.lat_opts, guest_args=args.guest_args)
+    args.check = CheckSettings(intervals=tuple(args.intervals), spike_us=args.spike_us,
+                               tests=(xt_console.SLOP_TEST,) if args.cmd == 'edge' else
+                               (xt_console.SLOP_TEST, xt_console.LATENCY_TEST),
+                               kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
+                               kunit_min=args.kunit_min)
     return args
 
 
-def configs_of(args):
-    """[(kernel version, guest type, xen slop, guest slop, edge parameters
-    or None)], each repeated, kernel outermost, then the guest type."""
-    return [(kv, *c) for kv, _, _ in args.kernels for c in type_configs(args)]
+def configs_of(args: argparse.Namespace) -> list[Config]:
+    """Every config of the run, each repeated, kernel outermost, then the
+    guest type."""
+    return [dataclasses.replace(c, kernel=kv) for kv, _, _ in args.kernels
+            for c in type_configs(args)]
 
 
-def type_configs(args):
-    """[(guest type, xen slop, guest slop, edge parameters or None)]."""
+def type_configs(args: argparse.Namespace) -> list[Config]:
     if args.cmd == 'edge':
         try:
             with open(args.params_file) as f:
                 plines = [l.strip() for l in f if l.strip() and not l.startswith('#')]
         except OSError as e:
             die(f'{args.params_file}: {e.strerror}')
-        configs = [(DEFAULT, DEFAULT, '' if p == '(none)' else p) for p in plines]
-        return [(t, *c) for t in args.guest_types for c in configs]
+        return [Config('', t, None, None, '' if p == '(none)' else p)
+                for t in args.guest_types for p in plines]
     xs = slop_list(args.xen_slops, 'XEN_SLOPS')
     gs = slop_list(args.guest_slops, 'GUEST_SLOPS')
-    configs = [(x, g, None) for x in xs for g in gs]
-    if not args.no_default_config and (DEFAULT, DEFAULT, None) not in configs:
-        configs.append((DEFAULT, DEFAULT, None))
-    return [(t, *c) for t in args.guest_types for c in configs for _ in range(args.repeat)]
+    slops = [(x, g) for x in xs for g in gs]
+    if not args.no_default_config and (None, None) not in slops:
+        slops.append((None, None))
+    return [Config('', t, x, g, None, run if args.repeat > 1 else 0)
+            for t in args.guest_types for x, g in slops for run in range(1, args.repeat + 1)]
 
 
 @dataclasses.dataclass
@@ -243,73 +240,60 @@ class Job:
     """One config of the run and its tries so far."""
     k: int
     tag: str
-    config: dict
-    tries: list = dataclasses.field(default_factory=list)
-    result: dict | None = None
+    config: Config
+    tries: list[Try] = dataclasses.field(default_factory=list)
+    result: BootResult | None = None
 
 
-def try_done(args, job, r, seconds):
+def try_done(args: argparse.Namespace, job: Job, r: BootResult) -> bool:
     """Record one try of job (its result r): True if it is to be booted
     again (it ended INFRA and has tries left).  A FAIL never is."""
     n = len(job.tries) + 1
     ttag = try_tag(args, job)
-    job.tries.append(xt_model.Try(r['outcome'], r['status'], seconds, r['console']))
-    nfail = sum(v['verdict'] == 'fail' for v in r['verdicts'])
-    why = r['status'] if r['status'] != 'ok' else f'boot ok, {nfail} checks failed'
-    if r['status'] == 'ok' and r['bad_exit']:
-        why += f', {" and ".join(r["bad_exit"])} ended without pass or skip'
-    if r['status'] == 'ok' and 'kunit' in r and not r['kunit']['ok']:
+    job.tries.append(Try(r.outcome, r.status, r.seconds, r.console))
+    nfail = sum(v.status is xt_model.Status.FAIL for v in r.facts.results)
+    why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
+    if r.finished and r.facts.bad_exit:
+        why += f', {" and ".join(r.facts.bad_exit)} ended without pass or skip'
+    if r.finished and r.kunit is not None and not r.kunit.ok:
         why += ', KUnit failed'
-    print(f'{ttag}: {str(r["outcome"]).upper()} ({why}) in {seconds:.0f} s', flush=True)
-    if r['outcome'] is xt_model.Outcome.INFRA and n <= args.retries:
+    print(f'{ttag}: {str(r.outcome).upper()} ({why}) in {r.seconds:.0f} s', flush=True)
+    if r.outcome is Outcome.INFRA and n <= args.retries:
         print(f'{ttag}: the emulator, Xen or the firmware broke, not the kernel: '
               'booting it again', flush=True)
         return True
-    r['flagged_by'] = xt_verdict.detectors(r)
-    r['tries'] = [tr.as_json() for tr in job.tries]
-    r['infra_tries'] = sum(tr.outcome is xt_model.Outcome.INFRA for tr in job.tries)
+    r.tries = list(job.tries)
     job.result = r
     return False
 
 
-def try_tag(args, job):
+def try_tag(args: argparse.Namespace, job: Job) -> str:
     n = len(job.tries) + 1
     return job.tag if n == 1 else f'{job.tag} (try {n} of {args.retries + 1})'
 
 
-def try_idx(job):
+def try_idx(job: Job) -> str:
     n = len(job.tries) + 1
     return str(job.k) if n == 1 else f'{job.k}.try{n}'
 
 
-def xen_slop_of(config):
-    return None if config['xen_slop'] == DEFAULT else config['xen_slop']
-
-
-def boot_config(args, machine, check, boots, job):
+def boot_config(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
+                job: Job) -> None:
     """Boot one config whose guest is dom0, again while it ends INFRA
     (--retries more times)."""
     while True:
-        boot = xt_boot.Boot(machine, xen_slop_of(job.config),
-                            guest_cmdline(args, job.config['guest_slop'], job.config['params']))
+        boot = xt_boot.Boot(machine, job.config.xen_slop, args.guest.cmdline(job.config))
         ttag = try_tag(args, job)
         print(f'{ttag}: booting', flush=True)
         boot.run(lambda s: print(f'{ttag}: {s}', flush=True))
-        r = xt_verdict.evaluate(boot, job.config, check, boots, try_idx(job))
-        r['xen_cmdline'] = boot.xen_cmd
-        if not try_done(args, job, r, boot.seconds):
+        r = xt_verdict.evaluate(boot, job.config, args.check, boots, try_idx(job))
+        r.xen_cmdline = boot.xen_cmd
+        if not try_done(args, job, r):
             return
 
 
-def group_key(job):
-    """Configs that one Xen boot can run as domUs: the same kernel, guest
-    type and Xen timer_slop (Xen's default is XEN_DEFAULT_TIMER_SLOP_NS)."""
-    c = job.config
-    x = xt_boot.XEN_DEFAULT_TIMER_SLOP_NS if c['xen_slop'] == DEFAULT else c['xen_slop']
-    return (c['kernel'], c['guest_type'], x)
-
-
-def boot_group(args, machine, check, boots, jobs, gtag, groups):
+def boot_group(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
+               jobs: list[Job], gtag: str, groups: list[GroupRecord]) -> None:
     """Boot Xen and dom0 once for the jobs' domUs, again for those that
     ended INFRA (while they have tries left) or never ran (an earlier
     domU hung the boot, QEMU or dom0 died): each try of a config is one
@@ -321,9 +305,8 @@ def boot_group(args, machine, check, boots, jobs, gtag, groups):
         nboot += 1
         # The Xen command line of the first: Xen's default timer_slop and
         # the same value given are one group.
-        gb = xt_boot.GroupBoot(machine, xen_slop_of(pending[0].config),
-                               [guest_cmdline(args, j.config['guest_slop'], j.config['params'])
-                                for j in pending])
+        gb = xt_boot.GroupBoot(machine, pending[0].config.xen_slop,
+                               [args.guest.cmdline(j.config) for j in pending])
         btag = gtag if nboot == 1 else f'{gtag} (boot {nboot})'
         tags = [try_tag(args, j) for j in pending]
         print(f'{btag}: booting Xen and dom0 for {len(pending)} domUs: '
@@ -332,10 +315,10 @@ def boot_group(args, machine, check, boots, jobs, gtag, groups):
         glog = os.path.join(boots, f'group-{len(groups) + 1}.log')
         with open(glog, 'w') as f:
             f.write('\n'.join(gb.lines) + '\n')
-        group = {'index': len(groups) + 1, 'xen_cmdline': gb.xen_cmd,
-                 'guest_type': machine.guest.name, 'configs': [],
-                 'seconds': round(gb.seconds, 1), 'shared_seconds': round(gb.shared_seconds, 1),
-                 'shared_timing': dict(gb.shared_timing), 'console': glog}
+        group = GroupRecord(index=len(groups) + 1, xen_cmdline=gb.xen_cmd,
+                            guest_type=machine.guest.name, seconds=round(gb.seconds, 1),
+                            shared_seconds=round(gb.shared_seconds, 1),
+                            shared_timing=dict(gb.shared_timing), console=glog)
         groups.append(group)
         print(f'{btag}: Xen and dom0 took {gb.shared_seconds:.0f} s, the boot '
               f'{gb.seconds:.0f} s', flush=True)
@@ -346,19 +329,19 @@ def boot_group(args, machine, check, boots, jobs, gtag, groups):
                       'booting it again', flush=True)
                 again.append(j)
                 continue
-            r = xt_verdict.evaluate(part, j.config, check, boots, try_idx(j))
-            r['xen_cmdline'] = gb.xen_cmd
-            r['group'] = group['index']
-            group['configs'].append(j.k)
-            if try_done(args, j, r, part.seconds):
+            r = xt_verdict.evaluate(part, j.config, args.check, boots, try_idx(j))
+            r.xen_cmdline = gb.xen_cmd
+            r.group = group.index
+            group.configs.append(j.k)
+            if try_done(args, j, r):
                 again.append(j)
-        if not group['configs']:
+        if not group.configs:
             # Cannot happen: the domU that ended a boot has its result.
             die(f'{btag}: internal error: no domU of the boot got a result')
         pending = again
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     args = parse_args(argv)
     configs = configs_of(args)
     args.out = os.path.abspath(args.out)
@@ -372,7 +355,7 @@ def main(argv):
             need_hap=any(xt_boot.GUEST_TYPES[t].cpu_model for t in args.guest_types))
     except xt_boot.AccelError as e:
         die(str(e))
-    args.accel_desc = f'{accel.upper()} ({accel_why})'
+    accel_desc = f'{accel.upper()} ({accel_why})'
     machines = {(kv, t): xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
                                          kernel=kernel,
                                          initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
@@ -382,60 +365,41 @@ def main(argv):
                 for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
     kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
                              for kv, k, _ in args.kernels)
-    check = SimpleNamespace(kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
-                            kunit_min=args.kunit_min, intervals=args.intervals,
-                            spike_us=args.spike_us,
-                            tests=(xt_console.SLOP_TEST,) if args.cmd == 'edge' else
-                            (xt_console.SLOP_TEST, xt_console.LATENCY_TEST))
-    print(f'harness: QEMU accel {args.accel_desc}', flush=True)
+    print(f'harness: QEMU accel {accel_desc}', flush=True)
     print(f'harness: {args.cmd}, {len(configs)} configs, guest {kernel_names} '
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
     t0 = time.monotonic()
-    jobs = []
-    for k, (kv, t, x, g, params) in enumerate(configs, 1):
-        name = label(t, x, g) if params is None else f'{t.upper()} {params or "(none)"}'
-        if kv:
-            name = f'{kv} {name}'
-        tag = f'[{k}/{len(configs)}] {name}'
-        if args.repeat > 1:
-            tag += f' #{(k - 1) % args.repeat + 1}'
-        jobs.append(Job(k, tag, {'config': name, 'kernel': kv, 'guest_type': t, 'xen_slop': x,
-                                 'guest_slop': g, 'params': params}))
+    jobs = [Job(k, f'[{k}/{len(configs)}] {c.name}', c) for k, c in enumerate(configs, 1)]
     # A domU type's configs of one Xen boot share it (boot_group); a guest
     # that is dom0 boots once per config.
-    grouped = {}
+    grouped: dict[tuple[str, str, int], list[Job]] = {}
     for j in jobs:
-        if xt_boot.GUEST_TYPES[j.config['guest_type']].domu:
-            grouped.setdefault(group_key(j), []).append(j)
-    groups = []
+        if xt_boot.GUEST_TYPES[j.config.guest_type].domu:
+            grouped.setdefault(j.config.xen_key, []).append(j)
+    groups: list[GroupRecord] = []
     done_groups = set()
     for j in jobs:
-        machine = machines[(j.config['kernel'], j.config['guest_type'])]
+        machine = machines[(j.config.kernel, j.config.guest_type)]
         if not machine.guest.domu:
-            boot_config(args, machine, check, boots, j)
+            boot_config(args, machine, boots, j)
             continue
-        key = group_key(j)
+        key = j.config.xen_key
         if key in done_groups:
             continue
         done_groups.add(key)
         kv, t, x = key
         gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {kv + " " if kv else ""}'
                 f'{t.upper()} Xen ({x})')
-        boot_group(args, machine, check, boots, grouped[key], gtag, groups)
-    results = []
-    for j in jobs:
-        r = j.result
-        if args.repeat > 1:
-            r['config'] += f' #{(j.k - 1) % args.repeat + 1}'
-        results.append(r)
+        boot_group(args, machine, boots, grouped[key], gtag, groups)
+    results = [j.result for j in jobs if j.result is not None]
     total = time.monotonic() - t0
     renamed = xt_verdict.name_differences(results)
     for line in renamed:
         print(f'harness: result names differ: {line}')
-    finished = [r for r in results if r['status'] == 'ok']
+    finished = [r for r in results if r.finished]
     if finished and not renamed:
-        print(f'harness: the same {len(finished[0]["names"])} result names in every finished boot')
+        print(f'harness: the same {len(finished[0].names)} result names in every finished boot')
     disagree = xt_verdict.type_differences(results)
     for line in disagree:
         print(f'harness: guest types disagree on {line}')
@@ -445,24 +409,25 @@ def main(argv):
 
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
-        xt_report.print_table(results, args, f)
+        xt_report.print_table(results, args.intervals, args.spike_us, accel_desc, f)
     png = None
     if args.cmd == 'edge':
-        table = xt_report.params_table(results, kernel_names, args.accel_desc)
+        table = xt_report.params_table(results, kernel_names, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
             f.write(table)
     else:
-        xt_report.print_table(results, args, sys.stdout)
-        table = xt_report.summary_table(results, args)
+        xt_report.print_table(results, args.intervals, args.spike_us, accel_desc, sys.stdout)
+        table = xt_report.summary_table(results, args.intervals, args.spike_us, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
             f.write(table)
-        png = xt_report.plot(results, args, args.out)
+        png = xt_report.plot(results, args.intervals, args.name, args.out)
     print(table)
     if args.repeat > 1:
-        rtable = xt_report.repeat_table(results, args.repeat)
+        rtable = xt_report.repeat_table(results)
         with open(os.path.join(args.out, f'{args.name}-repeat.txt'), 'w') as f:
             f.write(rtable)
         print(rtable)
+    count = {o: sum(r.outcome is o for r in results) for o in Outcome}
     summary = {'name': args.name, 'command': args.cmd, 'guest_types': args.guest_types,
                'guest_kernel': kernel_names,
                'kernels': [{'version': kv, 'kernel': os.path.basename(k)}
@@ -470,23 +435,21 @@ def main(argv):
                'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus,
                'samples': args.samples, 'intervals': args.intervals,
                'seconds': round(total, 1), 'repeat': args.repeat,
-               'passed': count(results, xt_model.Outcome.PASS),
-               'failed': count(results, xt_model.Outcome.FAIL),
-               'infra': count(results, xt_model.Outcome.INFRA),
-               'retries': args.retries,
-               'infra_tries': sum(r['infra_tries'] for r in results),
+               'passed': count[Outcome.PASS], 'failed': count[Outcome.FAIL],
+               'infra': count[Outcome.INFRA], 'retries': args.retries,
+               'infra_tries': sum(r.infra_tries for r in results),
                'name_differences': renamed, 'type_differences': disagree,
-               'groups': groups,
-               'configs': results}
+               'groups': [g.as_json() for g in groups],
+               'configs': [r.as_json() for r in results]}
     ktap = os.path.join(args.out, f'{args.name}.ktap')
     with open(ktap, 'w') as f:
-        f.write(xt_report.run_ktap(results, args.name, args.accel_desc))
+        f.write(xt_report.run_ktap(results, args.name, accel_desc))
     js = os.path.join(args.out, f'{args.name}.json')
-    xt_report.write_json(js, summary, results)
+    xt_report.write_json(js, summary)
     if groups:
         print(f'harness: {len(groups)} Xen boots ran the domUs of '
-              f'{sum(len(g["configs"]) for g in groups)} tries, '
-              f'{sum(g["shared_seconds"] for g in groups):.0f} s of them Xen and dom0')
+              f'{sum(len(g.configs) for g in groups)} tries, '
+              f'{sum(g.shared_seconds for g in groups):.0f} s of them Xen and dom0')
     print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
           + (f', plot {png}' if png else '') + f'; consoles in {boots}')
     print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed, '
@@ -504,11 +467,7 @@ def main(argv):
         return xt_model.EXIT_INFRA if summary['infra'] else xt_model.EXIT_PASS
     if renamed or disagree:
         return xt_model.EXIT_FAIL
-    return xt_model.run_exit(r['outcome'] for r in results)
-
-
-def count(results, outcome):
-    return sum(r['outcome'] is outcome for r in results)
+    return xt_model.run_exit(r.outcome for r in results)
 
 
 if __name__ == '__main__':

@@ -7,8 +7,9 @@ FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
 Fails unless every stream parsed with no error; prints kunit.py's
 summary line of each.
 """
+from __future__ import annotations
+
 import os
-import re
 import sys
 import tempfile
 
@@ -16,27 +17,27 @@ import xt_console
 import xt_verdict
 
 
-def main():
+def main() -> None:
     if len(sys.argv) != 3:
         sys.exit('usage: ktap_check.py KUNIT_PY FILE')
     kunit_py, path = (os.path.abspath(a) for a in sys.argv[1:])
     for f in (kunit_py, path):
         if not os.path.isfile(f):
             sys.exit(f'ktap_check: {f} does not exist')
-    with open(path, errors='replace') as f:
-        lines = f.read().splitlines()
+    with open(path, errors='replace') as fh:
+        lines = fh.read().splitlines()
     streams = [(os.path.basename(path), path)]
     tmp = tempfile.TemporaryDirectory()
     for test, t in xt_console.kselftest_tests(lines, r'\S+').items():
         sub = os.path.join(tmp.name, test)
-        with open(sub, 'w') as f:
-            f.write('\n'.join(t['lines']) + '\n')
+        with open(sub, 'w') as out:
+            out.write('\n'.join(t.lines) + '\n')
         streams.append((f'{os.path.basename(path)}: {test}', sub))
     bad = 0
-    for name, f in streams:
-        ok, text, _ = xt_verdict.ktap_parse(kunit_py, f)
-        print(f'ktap_check: {name}: kunit.py parse: {text}')
-        bad += not ok
+    for name, stream in streams:
+        sc = xt_verdict.ktap_parse(kunit_py, stream)
+        print(f'ktap_check: {name}: kunit.py parse: {"" if sc.ok else "parse error: "}{sc.summary}')
+        bad += not sc.ok
     sys.exit(1 if bad else 0)
 
 

@@ -8,6 +8,8 @@ Xen's dom0_mem of QEMU's memory, one vCPU per QEMU CPU, the guest
 kernel and the initramfs as multiboot modules.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
 import re
@@ -16,12 +18,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+from typing import Callable, Iterator
 
 import xt_console
 import xt_model
-
-# Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
-XEN_DEFAULT_TIMER_SLOP_NS = 50000
 # A PVH dom0 boots Xen's EFI binary under OVMF (both Debian's).
 XEN_EFI = '/boot/xen-4.17-amd64.efi'
 OVMF = '/usr/share/ovmf/OVMF.fd'
@@ -43,7 +43,7 @@ class GuestParams:
     # After a panic or an early death: the lines that follow still tell.
     fail_grace_s: float
     # Before the guest's command line: what the dom0 kernel needs.
-    dom0_args: tuple = ()
+    dom0_args: tuple[str, ...] = ()
     # How often a quiet console is checked for QEMU having exited.
     poll_s: float = 1.0
     # The guest is a domU that dom0 (scripts/dom0-init) starts with xl, as
@@ -53,12 +53,12 @@ class GuestParams:
     # multiboot loader; the machine is a q35 with an AMD IOMMU.
     efi: bool = False
     # More on Xen's command line.
-    xen_args: tuple = ()
+    xen_args: tuple[str, ...] = ()
     # The domU's xl type ("pv", "pvh", "hvm"), when it is not the name.
     xl_type: str = ''
 
     @property
-    def domu_type(self):
+    def domu_type(self) -> str:
         return self.xl_type or self.name
 
 
@@ -119,11 +119,13 @@ class AccelError(Exception):
     pass
 
 
-def read_lines(proc, start, poll_s, stop):
+def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
+               stop: Callable[[float], bool]) -> Iterator[tuple[str, float]]:
     """The lines of proc's output as they come, each with the seconds since
     start.  Ends at end of output, when QEMU has exited while quiet, or when
     stop(seconds) says so, which is asked before every read."""
     buf = b''
+    assert proc.stdout is not None
     while not stop(time.monotonic() - start):
         ready, _, _ = select.select([proc.stdout], [], [], poll_s)
         if not ready:
@@ -141,9 +143,18 @@ def read_lines(proc, start, poll_s, stop):
         yield buf.decode('utf-8', 'replace'), time.monotonic() - start
 
 
-def kvm_probe(xen, vcpus):
+def kvm_probe(xen: str, vcpus: int) -> tuple[bool, str, bool]:
     """Boot Xen under KVM until it has brought up its CPUs: (ok, why, hap),
     hap: Xen found nested paging, so HVM and PVH domains can run."""
+    seen = {'ok': False, 'hap': False, 'kvm_error': '', 'last': ''}
+
+    def feed(line: str, t: float) -> None:
+        seen['last'] = line.strip() or seen['last']
+        seen['ok'] = seen['ok'] or bool(PROBE_OK.search(line))
+        seen['hap'] = seen['hap'] or bool(PROBE_HAP.search(line))
+        if not seen['ok'] and PROBE_KVM_ERROR.search(line):
+            seen['kvm_error'] = line.strip()
+
     with tempfile.TemporaryDirectory() as tmp:
         dummy = os.path.join(tmp, 'dummy-dom0')
         with open(dummy, 'wb') as f:
@@ -152,46 +163,33 @@ def kvm_probe(xen, vcpus):
                '-append', 'console=com1 noreboot', '-initrd', dummy, '-m', '256',
                '-smp', str(vcpus), '-nographic', '-serial', 'stdio', '-monitor', 'none',
                '-no-reboot']
-        start = time.monotonic()
         try:
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
+            rc, secs = run_qemu(cmd, 0.2, feed, lambda t: bool(
+                seen['ok'] or seen['kvm_error'] or t >= PROBE_SECONDS))
         except OSError as e:
             return False, f'cannot run QEMU: {e.strerror}', False
-        last, ok, hap, kvm_error = '', False, False, ''
-        try:
-            for line, _ in read_lines(proc, start, 0.2,
-                                      lambda t: ok or kvm_error or t >= PROBE_SECONDS):
-                last = line.strip() or last
-                ok = ok or bool(PROBE_OK.search(line))
-                hap = hap or bool(PROBE_HAP.search(line))
-                if not ok and PROBE_KVM_ERROR.search(line):
-                    kvm_error = line.strip()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            proc.stdout.close()
-        secs = time.monotonic() - start
-        if ok:
-            return True, (f'Xen brought up its CPUs under KVM in {secs:.1f} s, '
-                          f'{"with" if hap else "without"} HAP'), hap
-        if kvm_error:
-            return False, (f'QEMU stopped the VM after {secs:.1f} s: {kvm_error[:160]}'), False
-        if proc.returncode is not None and proc.returncode != -9:
-            return False, (f'QEMU exited {proc.returncode} after {secs:.1f} s: '
-                           f'{last[-160:] or "no output"}'), False
-        return False, (f'Xen did not bring up its CPUs under KVM in {PROBE_SECONDS} s'
-                       f' (last line: {last[-120:] or "none"})'), False
+    ok, hap, last = bool(seen['ok']), bool(seen['hap']), str(seen['last'])
+    if ok:
+        return True, (f'Xen brought up its CPUs under KVM in {secs:.1f} s, '
+                      f'{"with" if hap else "without"} HAP'), hap
+    if seen['kvm_error']:
+        return False, f'QEMU stopped the VM after {secs:.1f} s: {str(seen["kvm_error"])[:160]}', False
+    if rc != -9:
+        return False, (f'QEMU exited {rc} after {secs:.1f} s: '
+                       f'{last[-160:] or "no output"}'), False
+    return False, (f'Xen did not bring up its CPUs under KVM in {PROBE_SECONDS} s'
+                   f' (last line: {last[-120:] or "none"})'), False
 
 
-def choose_accel(mode, xen, vcpus, need_hap=False):
+def choose_accel(mode: str, xen: str, vcpus: int,
+                 need_hap: bool = False) -> tuple[list[str], str, str]:
     """ACCEL=auto|kvm|tcg -> (QEMU arguments, 'kvm' or 'tcg', why).
     need_hap: the guest type runs HVM or PVH domains, which need Xen to
     find nested paging.  AccelError when ACCEL=kvm and KVM cannot."""
     if mode == 'tcg':
         return [], 'tcg', 'ACCEL=tcg'
     dev = os.environ.get('XT_KVM_DEV', '/dev/kvm')
+    ok, hap = False, False
     if not os.path.exists(dev):
         ok, why, hap = False, f'{dev} missing', False
     elif not os.access(dev, os.R_OK | os.W_OK):
@@ -216,11 +214,11 @@ class Machine:
     initrd: str
     vcpus: int
     timeout: int
-    accel_args: tuple = ()
+    accel_args: tuple[str, ...] = ()
     taskset: str = ''
 
 
-def xen_cmdline(m, xen_slop):
+def xen_cmdline(m: Machine, xen_slop: int | None) -> str:
     """Xen's command line: its console, dom0's memory and vCPUs, and
     timer_slop= unless xen_slop is None (Xen's default)."""
     cmd = ['console=com1', f'dom0_mem={m.guest.dom0_mem}', f'dom0_max_vcpus={m.vcpus}',
@@ -230,7 +228,7 @@ def xen_cmdline(m, xen_slop):
     return ' '.join(cmd)
 
 
-def qemu_cmd(m, boot):
+def qemu_cmd(m: Machine, boot: list[str]) -> list[str]:
     """QEMU's command line around boot (how Xen is loaded)."""
     pin = ['taskset', '-c', m.taskset] if m.taskset else []
     cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
@@ -239,14 +237,15 @@ def qemu_cmd(m, boot):
             '-serial', 'stdio', '-monitor', 'none', '-no-reboot']
 
 
-def multiboot(m, xen_cmd, kernel_cmdline, initrd):
+def multiboot(m: Machine, xen_cmd: str, kernel_cmdline: str, initrd: str) -> list[str]:
     """QEMU's multiboot loading of Xen, the kernel and its initramfs."""
     # QEMU splits -initrd at commas: the kernel's command line must have none.
     return ['-kernel', m.xen, '-append', xen_cmd,
             '-initrd', f'{m.kernel} {kernel_cmdline.replace(",", ",,")},{initrd}']
 
 
-def run_qemu(cmd, poll_s, feed, stop):
+def run_qemu(cmd: list[str], poll_s: float, feed: Callable[[str, float], None],
+             stop: Callable[[float], bool]) -> tuple[int, float]:
     """Run QEMU, feed(line, seconds) each console line, until stop(seconds)
     says so or QEMU exits; then kill it.  Returns (exit code, seconds)."""
     start = time.monotonic()
@@ -259,26 +258,36 @@ def run_qemu(cmd, poll_s, feed, stop):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        proc.stdout.close()
+        if proc.stdout:
+            proc.stdout.close()
     return proc.returncode, time.monotonic() - start
 
 
 class Watched:
     """A console followed by a Watcher (self.watch): its lines, its status
-    ('ok', why it ended, None while it runs), its stages."""
+    ('ok', why it ended, None while it runs), how it ended, its stages."""
+    watch: xt_console.Watcher
+    guest_cmdline: str
+    seconds: float
 
     @property
-    def lines(self):
+    def lines(self) -> list[str]:
         return self.watch.lines
 
     @property
-    def status(self):
+    def status(self) -> str | None:
         return self.watch.status
 
-    def timing(self):
+    @property
+    def ending(self) -> xt_model.Ending:
+        """How it ended; only once it has (finish())."""
+        assert self.watch.ending is not None
+        return self.watch.ending
+
+    def timing(self) -> list[tuple[str, float]]:
         return self.watch.timing()
 
-    def tail(self, n=15):
+    def tail(self, n: int = 15) -> list[str]:
         return self.lines[-n:]
 
 
@@ -287,12 +296,12 @@ class Boot(Watched):
     and what it ended with: the guest is dom0 (pv, pvh-dom0).  A domU
     type boots as a GroupBoot."""
 
-    def __init__(self, m, xen_slop, guest_cmdline):
+    def __init__(self, m: Machine, xen_slop: int | None, guest_cmdline: str):
         self.m = m
         self.xen_cmd = xen_cmd = xen_cmdline(m, xen_slop)
         self.guest_cmdline = guest_cmdline
         kernel_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
-        self.efi_dir = None
+        self.efi_dir: str | None = None
         if m.guest.efi:
             boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', OVMF,
                     '-drive', f'file=fat:{self.efi_tree(xen_cmd, kernel_cmdline)},'
@@ -304,7 +313,7 @@ class Boot(Watched):
                                         domu=m.guest.domu)
         self.seconds = 0.0
 
-    def efi_tree(self, xen_cmd, guest_cmdline):
+    def efi_tree(self, xen_cmd: str, guest_cmdline: str) -> str:
         """The directory QEMU shows OVMF as a FAT disk: xen.efi as the
         removable-media boot loader, with the configuration it reads
         beside it (its own name, .cfg), the kernel and the initramfs."""
@@ -319,16 +328,16 @@ class Boot(Watched):
                     f'kernel=vmlinuz {guest_cmdline}\nramdisk=initrd\n')
         return self.efi_dir
 
-    def run(self, progress):
+    def run(self, progress: Callable[[str], None]) -> bool:
         """Boot, following the console; progress(text) on each new stage."""
         timed_out = False
 
-        def feed(line, t):
+        def feed(line: str, t: float) -> None:
             stage = self.watch.feed(line, t)
             if stage:
                 progress(f'{stage} ({t:.0f} s)')
 
-        def stop(t):
+        def stop(t: float) -> bool:
             nonlocal timed_out
             timed_out = not self.watch.should_stop(t) and t > self.m.timeout
             return timed_out or self.watch.should_stop(t)
@@ -353,7 +362,7 @@ NEXT_DOMU_S = 60.0
 GROUP_DEAD_GRACE_S = 2.0
 
 
-def newc_archive(files):
+def newc_archive(files: dict[str, bytes]) -> bytes:
     """A cpio archive (newc, as the kernel unpacks it) of {path: bytes}."""
     out = b''
     for ino, (name, data) in enumerate([*files.items(), ('TRAILER!!!', b'')], 1):
@@ -371,20 +380,20 @@ class Part(Watched):
     the shared part ended the group before any did; else it never ran
     (an earlier domU hung the group, QEMU died) and has no result."""
 
-    def __init__(self, m, guest_cmdline):
+    def __init__(self, m: Machine, guest_cmdline: str):
         self.guest_cmdline = guest_cmdline
         self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
-        self.start = None
+        self.start = 0.0
         self.seconds = 0.0
         self.reached = False
 
-    def begin(self, shared, t):
+    def begin(self, shared: list[tuple[str, float]], t: float) -> None:
         """Its domU starts at t: the shared lines first."""
         for line, lt in shared:
             self.watch.feed(line, lt)
         self.start, self.reached = t, True
 
-    def timing(self):
+    def timing(self) -> list[tuple[str, float]]:
         """Its own stages, from its domU's start."""
         out = self.watch.timing()
         names = [n for n, _ in out]
@@ -398,7 +407,7 @@ class GroupBoot:
     per command line; shared_seconds, shared_timing: Xen's and dom0's
     time before the first domU."""
 
-    def __init__(self, m, xen_slop, guest_cmdlines):
+    def __init__(self, m: Machine, xen_slop: int | None, guest_cmdlines: list[str]):
         if not m.guest.domu:
             raise ValueError(f'guest type {m.guest.name} is dom0 itself: no domUs')
         self.m = m
@@ -408,16 +417,16 @@ class GroupBoot:
         self.dom0_cmdline = ' '.join([*m.guest.dom0_args,
                                       f'xt_domu_type={m.guest.domu_type}', 'console=hvc0'])
         self.parts = [Part(m, c) for c in guest_cmdlines]
-        self.shared = []
+        self.shared: list[tuple[str, float]] = []
         self.shared_seconds = 0.0
-        self.shared_timing = []
-        self.lines = []
+        self.shared_timing: list[tuple[str, float]] = []
+        self.lines: list[str] = []
         self.seconds = 0.0
         # Removed when run() ends, as a Boot's EFI tree.
         self.tmp = tempfile.mkdtemp(prefix='xt-group-')
         self.cmd = qemu_cmd(m, multiboot(m, self.xen_cmd, self.dom0_cmdline, self.initrd()))
 
-    def initrd(self):
+    def initrd(self) -> str:
         """dom0's initramfs with the domUs' command lines appended, in
         self.tmp."""
         path = os.path.join(self.tmp, 'initrd')
@@ -427,26 +436,28 @@ class GroupBoot:
             f.write(bytes(-f.tell() % 4) + newc_archive({DOMUS_FILE: text.encode()}))
         return path
 
-    def run(self, progress):
+    def run(self, progress: Callable[[int, str], None]) -> None:
         """Boot, following the console; progress(index of the part or -1
         for the shared part, text) on each new stage."""
         m = self.m
         shared = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
-        state = {'cur': -1, 'dead': None, 'timed_out': False, 'ended_at': None}
+        cur = -1
+        dead: float | None = None
+        timed_out = False
+        ended_at = 0.0
 
-        def feed(line, t):
+        def feed(line: str, t: float) -> None:
+            nonlocal cur, dead, ended_at
             self.lines.append(line)
-            cur = state['cur']
             if line.startswith(xt_console.DOMU_START) and cur + 1 < len(self.parts) and \
-                    state['dead'] is None:
-                cur = state['cur'] = cur + 1
+                    dead is None:
+                cur += 1
                 if cur == 0:
                     self.shared_seconds = t
                     self.shared_timing = shared.timing(until=t)
                 self.parts[cur].begin(self.shared, t)
                 if cur > 0:
                     self.parts[cur - 1].seconds = t - self.parts[cur - 1].start
-                state['ended_at'] = None
             if cur < 0:
                 self.shared.append((line, t))
                 stage = shared.feed(line, t)
@@ -455,36 +466,35 @@ class GroupBoot:
                 had_ending = p.watch.ending is not None
                 stage = p.watch.feed(line, t)
                 if not had_ending and p.watch.ending is not None:
-                    state['ended_at'] = t
-            if state['dead'] is None and xt_console.guest_line(line) and \
+                    ended_at = t
+            if dead is None and xt_console.guest_line(line) and \
                     xt_console.DOM0_GONE_RE.search(line):
-                state['dead'] = t
+                dead = t
             if stage:
                 progress(cur, f'{stage} ({t:.0f} s)')
 
-        def stop(t):
-            cur = state['cur']
-            if state['dead'] is not None and t >= state['dead'] + GROUP_DEAD_GRACE_S:
+        def stop(t: float) -> bool:
+            nonlocal timed_out
+            if dead is not None and t >= dead + GROUP_DEAD_GRACE_S:
                 return True
             if cur < 0:
                 if shared.should_stop(t):
                     return True
-                state['timed_out'] = t > m.timeout
-                return state['timed_out']
+                timed_out = t > m.timeout
+                return timed_out
             p = self.parts[cur]
             if p.watch.ending is not None:
                 if cur == len(self.parts) - 1:
                     return p.watch.should_stop(t)
-                return t > state['ended_at'] + NEXT_DOMU_S
-            state['timed_out'] = t - p.start > m.timeout
-            return state['timed_out']
+                return t > ended_at + NEXT_DOMU_S
+            timed_out = t - p.start > m.timeout
+            return timed_out
 
         try:
             rc, self.seconds = run_qemu(self.cmd, m.guest.poll_s, feed, stop)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
-        cur = state['cur']
-        timeout = m.timeout if state['timed_out'] else None
+        timeout = m.timeout if timed_out else None
         if cur < 0:
             # No domU started: what ended the shared part ends every one.
             self.shared_seconds = self.seconds

@@ -13,9 +13,13 @@ parse() turns a whole console into the facts the verdicts need.  Both
 are tested on captured consoles in tests/data/.
 """
 
-import re
+from __future__ import annotations
 
-from xt_model import Ending, Outcome
+import dataclasses
+import re
+from typing import Callable
+
+from xt_model import REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency, Outcome, Status
 
 MARK = '@@XT'
 END_GUEST = '@@XT END-GUEST'
@@ -55,7 +59,7 @@ DOMU_END_GRACE_S = 8.0
 KERNEL_START = 'Linux version'
 
 
-def guest_line(line):
+def guest_line(line: str) -> bool:
     """A line the guest kernel or Xen printed, not the suite's own output
     (a selftest's diagnostics may quote anything)."""
     return not line.startswith((MARK, '#'))
@@ -70,6 +74,10 @@ LATENCY_TEST = 'xen_timer_latency_test'
 # cyclictest -h: the histogram's last bucket, in us; guest-init gets it as
 # xt_hist_us=, so that the guest and the harness agree on it.
 CYCLICTEST_HIST_US = 1000
+# cyclictest's SCHED_FIFO priority, guest-init's xt_rt_prio=: the thread's
+# cyclictest -p 80, as RT_PRIORITY of xen_timer_latency_test.c (a host
+# test compares the two).
+CYCLICTEST_RT_PRIORITY = 80
 
 
 class Watcher:
@@ -78,19 +86,19 @@ class Watcher:
     since QEMU started).  domu: the guest under test is a domU, so dom0's
     kernel does not count as the guest's start."""
 
-    def __init__(self, end_grace_s, fail_grace_s, domu=False):
+    def __init__(self, end_grace_s: float, fail_grace_s: float, domu: bool = False):
         self.end_grace_s = end_grace_s
         self.fail_grace_s = fail_grace_s
         self.domu = domu
-        self.lines = []
-        self.ending = None
+        self.lines: list[str] = []
+        self.ending: Ending | None = None
         self.stage = 'Xen'
-        self.marks = [('Xen', 0.0)]
-        self.stop_at = None
+        self.marks: list[tuple[str, float]] = [('Xen', 0.0)]
+        self.stop_at: float | None = None
         self.guest_started = False
 
     @property
-    def status(self):
+    def status(self) -> str | None:
         """'ok' once the end marker came, else why the boot ended; None
         while it runs."""
         if self.ending is None:
@@ -98,27 +106,27 @@ class Watcher:
         return 'ok' if self.ending.reached else self.ending.reason
 
     @property
-    def outcome(self):
+    def outcome(self) -> Outcome | None:
         return self.ending.outcome if self.ending else None
 
     @property
-    def ended(self):
+    def ended(self) -> bool:
         return self.ending is not None and self.ending.reached
 
-    def _end(self, outcome, reason, t, grace):
-        self.ending = Ending(outcome, reason)
+    def _end(self, outcome: Outcome, kind: str, detail: str, t: float, grace: float) -> None:
+        self.ending = Ending(outcome, kind, detail)
         self.stop_at = t + grace
 
-    def _kernel_start(self, t):
+    def _kernel_start(self, t: float) -> None:
         """A "Linux version" line: dom0's, the guest's, or a second boot."""
         if self.stage == 'Xen' or self.stage == 'domU':
             self.guest_started = self.guest_started or not self.domu or self.stage == 'domU'
             return
-        self._end(Outcome.INFRA, f'the guest rebooted: its kernel started again at stage '
+        self._end(Outcome.INFRA, 'the guest rebooted', f'its kernel started again at stage '
                   f'"{self.stage}" ({t:.0f} s) with no panic before it',
                   t, DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
 
-    def feed(self, line, t):
+    def feed(self, line: str, t: float) -> str | None:
         """One console line at time t; returns the new stage, or None."""
         self.lines.append(line)
         new = None
@@ -139,33 +147,34 @@ class Watcher:
         if self.ending is not None:
             # Over: what follows only tells more, until the grace ends or
             # the machine halts.
-            if HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended):
+            if self.stop_at is not None and (
+                    HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended)):
                 self.stop_at = min(self.stop_at, t + (0 if self.ended else 0.5))
         elif line.startswith(END_GUEST):
-            self.ending = Ending(Outcome.PASS, 'ok', reached=True)
+            self.ending = REACHED
             self.stop_at = t + self.end_grace_s
         elif guest_line(line) and GUEST_CRASH_RE.search(line):
-            self._end(Outcome.FAIL, f'panic: {line.strip()}', t, self.fail_grace_s)
+            self._end(Outcome.FAIL, 'panic', line.strip(), t, self.fail_grace_s)
         elif guest_line(line) and XEN_INFRA_RE.search(line):
-            self._end(Outcome.INFRA, f'Xen: {line.strip()}', t,
+            self._end(Outcome.INFRA, 'Xen', line.strip(), t,
                       DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
         elif KERNEL_START in line:
             self._kernel_start(t)
         elif line.startswith(BEGIN_GUEST) and self.stage != 'domU kernel' and \
                 self.stage != 'guest kernel':
-            self._end(Outcome.INFRA, f'the guest rebooted: a second "{BEGIN_GUEST}" '
+            self._end(Outcome.INFRA, 'the guest rebooted', f'a second "{BEGIN_GUEST}" '
                       f'at stage "{self.stage}"', t, self.fail_grace_s)
         elif line.startswith(DOMU_FAILED):
-            self._end(Outcome.INFRA, f'the domU did not start: {line.strip()}', t,
+            self._end(Outcome.INFRA, 'the domU did not start', line.strip(), t,
                       self.fail_grace_s)
         elif line.startswith(DOMU_STALL):
-            self._end(Outcome.FAIL, 'the domU console stalled: '
-                      f'{line[len(DOMU_STALL):].strip()}', t, DOMU_STALL_GRACE_S)
+            self._end(Outcome.FAIL, 'the domU console stalled',
+                      line[len(DOMU_STALL):].strip(), t, DOMU_STALL_GRACE_S)
         elif line.startswith(DOMU_DIED):
             self._end(Outcome.INFRA, 'the domU ended before its end marker with no guest '
-                      f'panic: {line[len(DOMU_DIED):].strip()}', t, self.fail_grace_s)
+                      'panic', line[len(DOMU_DIED):].strip(), t, self.fail_grace_s)
         elif DIED_RE.search(line):
-            self._end(Outcome.FAIL, f'guest died before its end marker: {line.strip()}', t,
+            self._end(Outcome.FAIL, 'guest died before its end marker', line.strip(), t,
                       self.fail_grace_s)
         if new and new != self.stage:
             self.stage = new
@@ -173,25 +182,26 @@ class Watcher:
             return new
         return None
 
-    def should_stop(self, t):
+    def should_stop(self, t: float) -> bool:
         return self.stop_at is not None and t >= self.stop_at
 
-    def finish(self, t, timeout=None, qemu_rc=None):
+    def finish(self, t: float, timeout: int | None = None,
+               qemu_rc: int | None = None) -> str | None:
         """The boot is over at time t: by its timeout (seconds), or with
         QEMU's exit code.  Returns the status."""
         self.marks.append(('end', t))
         if self.ending is None:
             if timeout is not None and self.guest_started:
-                self.ending = Ending(Outcome.FAIL, f'hang: no end marker after {timeout} s')
+                self.ending = Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s')
             elif timeout is not None:
-                self.ending = Ending(Outcome.INFRA, f'timeout: the guest kernel had not '
+                self.ending = Ending(Outcome.INFRA, 'timeout', f'the guest kernel had not '
                                      f'started after {timeout} s (stage "{self.stage}")')
             else:
                 self.ending = Ending(Outcome.INFRA, 'QEMU exited before the end marker '
                                      f'(exit {qemu_rc}) with no panic')
         return self.status
 
-    def timing(self, until=None):
+    def timing(self, until: float | None = None) -> list[tuple[str, float]]:
         """Seconds per stage, in order: Xen, guest kernel (to init), init's
         own lines, each block and each selftest, poweroff; until: the
         time the last stage ended, when finish() has not said it."""
@@ -203,10 +213,20 @@ class Watcher:
         return out
 
 
-def sections(lines, begin, end, rc_of, strip=lambda line: line):
+@dataclasses.dataclass
+class Section:
+    """A named part of a console: its lines and the exit code it ended with."""
+    lines: list[str]
+    rc: int
+
+
+def sections(lines: list[str], begin: str, end: str, rc_of: Callable[[re.Match[str]], int],
+             strip: Callable[[str], str] = lambda line: line) -> dict[str, Section]:
     """Named sections of a console: from a line matching BEGIN to the line
     matching END with the same (?P<name>), with rc_of(match of END)."""
-    out, cur, name = {}, None, None
+    out: dict[str, Section] = {}
+    cur: list[str] | None = None
+    name = None
     for line in lines:
         m = re.match(begin, line)
         if m:
@@ -214,7 +234,7 @@ def sections(lines, begin, end, rc_of, strip=lambda line: line):
             continue
         m = re.match(end, line)
         if m and cur is not None and m.group('name') == name:
-            out[name] = {'lines': cur, 'rc': rc_of(m)}
+            out[name] = Section(cur, rc_of(m))
             cur = None
             continue
         if cur is not None:
@@ -222,23 +242,23 @@ def sections(lines, begin, end, rc_of, strip=lambda line: line):
     return out
 
 
-def blocks(lines):
+def blocks(lines: list[str]) -> dict[str, Section]:
     """The "@@XT BEGIN name" .. "@@XT END name rc" blocks of a console log."""
     return sections(lines, rf'{MARK} BEGIN (?P<name>\S+)$',
                     rf'{MARK} END (?P<name>\S+) (?P<rc>-?\d+)$', lambda m: int(m.group('rc')))
 
 
-def kselftest_tests(lines, collection=COLLECTION):
+def kselftest_tests(lines: list[str], collection: str = COLLECTION) -> dict[str, Section]:
     """Split run_kselftest.sh output into the tests of a collection (a
     regular expression): the nested KTAP of each (the runner's "# " prefix
     taken off) and an exit code from its result line (KSFT_PASS, KSFT_SKIP,
     KSFT_FAIL for not ok)."""
-    def rc(m):
+    def rc(m: re.Match[str]) -> int:
         if m.group('result') == 'not ok':
             return KSFT_FAIL
         return KSFT_SKIP if re.search(r'#\s*SKIP', m.group('rest')) else KSFT_PASS
 
-    def strip(line):
+    def strip(line: str) -> str:
         return line[2:] if line.startswith('# ') else line[1:] if line == '#' else line
 
     return sections(lines, rf'# selftests: {collection}: (?P<name>\S+)$',
@@ -246,33 +266,34 @@ def kselftest_tests(lines, collection=COLLECTION):
                     rc, strip)
 
 
-def ktap_results(lines):
-    """The top-level results of a KTAP stream: name, verdict, and for a
-    skip its reason."""
+def ktap_results(lines: list[str], test: str = '') -> list[KtapResult]:
+    """The top-level results of a KTAP stream of the selftest test: name,
+    status, and for a skip its reason."""
     res = []
     for line in lines:
         m = re.match(r'(not ok|ok) \d+ ([^#]*?)\s*(?:#\s*(\S+)\s*(.*))?$', line)
         if m:
-            verdict = 'pass' if m.group(1) == 'ok' else 'fail'
-            r = {'verdict': verdict, 'name': m.group(2)}
             if m.group(3) and m.group(3).upper() == 'SKIP':
-                r.update(verdict='skip', reason=m.group(4))
-            res.append(r)
+                res.append(KtapResult(test, m.group(2), Status.SKIP, m.group(4)))
+            else:
+                res.append(KtapResult(test, m.group(2),
+                                      Status.PASS if m.group(1) == 'ok' else Status.FAIL))
         m = re.match(r'1\.\.0 # SKIP (.*)', line)
         if m:
-            res.append({'verdict': 'skip', 'name': '', 'reason': m.group(1)})
+            res.append(KtapResult(test, '', Status.SKIP, m.group(1)))
     return res
 
 
-def kv(line):
+def kv(line: str) -> dict[str, float]:
     """The numbers of a "key=value ..." diagnostic line."""
     return {k: float(v) for k, v in re.findall(r'(\w+)=(-?[0-9.]+)', line)}
 
 
-def cyclictest_stats(lines, spike_us):
-    """cyclictest -q -h output: min/avg/max, p99 and spikes over spike_us
-    from its histogram."""
-    hist, st = {}, {}
+def cyclictest_stats(lines: list[str], spike_us: int) -> Latency | None:
+    """cyclictest -q -h output: min/avg/max, p50, p99 and spikes over
+    spike_us from its histogram."""
+    hist: dict[int, int] = {}
+    st: dict[str, int] = {}
     for line in lines:
         m = re.match(r'(\d{6})\s+(\d+)$', line)
         if m:
@@ -287,15 +308,20 @@ def cyclictest_stats(lines, spike_us):
         return None
     n = sum(hist.values()) + st.get('overflows', 0)
     spikes = sum(c for b, c in hist.items() if b > spike_us) + st.get('overflows', 0)
-    p99, acc = f'>{CYCLICTEST_HIST_US}', 0
+    return Latency(samples=n, min_us=st['min'], avg_us=st['avg'], max_us=st['max'],
+                   p50_us=hist_rank(hist, n, 0.5), p99_us=hist_rank(hist, n, 0.99),
+                   spikes=spikes, hist=hist, overflows=st.get('overflows', 0))
+
+
+def hist_rank(hist: dict[int, int], n: int, q: float) -> int | str:
+    """The nearest-rank q-quantile of a cyclictest histogram of n samples,
+    '>N' when it is past its last bucket."""
+    acc = 0
     for b in sorted(hist):
         acc += hist[b]
-        if acc >= 0.99 * n:
-            p99 = b
-            break
-    return {'samples': n, 'min_us': st['min'], 'avg_us': st['avg'], 'max_us': st['max'],
-            'p99_us': p99, 'spikes': spikes, 'hist': hist,
-            'overflows': st.get('overflows', 0)}
+        if acc >= q * n:
+            return b
+    return f'>{CYCLICTEST_HIST_US}'
 
 
 # The lines of a KTAP stream, indented or not.  KUnit runs at boot while
@@ -309,7 +335,7 @@ KTAP_LINE = re.compile(r'^\s*(KTAP version |TAP version |ok |not ok |1\.\.[0-9]|
 PRINTK_TIME = re.compile(r'^\[\s*[0-9]+\.[0-9]+\] ')
 
 
-def kunit_lines(lines, raw=False):
+def kunit_lines(lines: list[str], raw: bool = False) -> list[str]:
     """KUnit runs before init: its KTAP is the console up to the guest's
     first marker; without the kernel's other messages and without printk
     timestamps, unless raw (a kunit.py that reads a console as it is,
@@ -327,54 +353,48 @@ def kunit_lines(lines, raw=False):
     return out
 
 
-def parse(lines, intervals, spike_us, tests=(SLOP_TEST, LATENCY_TEST)):
-    """What a finished console says: the guest's facts, each selftest's
-    KTAP and results, the latency figures, 'problems' (a selftest or the
-    runner missing: the boot's status) and 'bad_exit' (selftests that
-    exited with neither pass nor skip, or gave no result).  'streams' are
-    the KTAP streams to be checked with kunit.py, by name."""
-    r = {'verdicts': [], 'intervals': {}, 'problems': [], 'bad_exit': [], 'streams': {}}
+def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: int,
+          tests: tuple[str, ...] = (SLOP_TEST, LATENCY_TEST)) -> ConsoleFacts:
+    """What a finished console says (xt_model.ConsoleFacts)."""
+    r = ConsoleFacts()
     b = blocks(lines)
     for line in lines:
-        if line.startswith(f'{MARK} min_delta_ns:'):
-            r['min_delta_ns'] = int(line.split()[-1])
         if line.startswith(f'{MARK} CMDLINE'):
-            r['cmdline'] = line[len(f'{MARK} CMDLINE '):]
+            r.cmdline = line[len(f'{MARK} CMDLINE '):]
         if line.startswith(f'{MARK} DMESG') and ('rejected' in line or 'Malformed' in line):
-            r.setdefault('dmesg', []).append(line[len(f'{MARK} DMESG '):])
+            r.dmesg.append(line[len(f'{MARK} DMESG '):])
     ks = b.get('kselftest')
     if ks is None:
-        r['problems'].append('run_kselftest.sh did not run')
-        ks = {'lines': [], 'rc': 0}
+        r.problems.append('run_kselftest.sh did not run')
+        ks = Section([], 0)
     else:
-        r['streams']['run_kselftest.sh'] = ks['lines']
-    b.update(kselftest_tests(ks['lines']))
+        r.streams['run_kselftest.sh'] = ks.lines
+    b.update(kselftest_tests(ks.lines))
     for test in tests:
         if test not in b:
-            r['problems'].append(f'{test} did not run')
+            r.problems.append(f'{test} did not run')
             continue
-        r['streams'][test] = b[test]['lines']
-        res = ktap_results(b[test]['lines'])
-        for v in res:
-            r['verdicts'].append({'test': test, **v})
-        if b[test]['rc'] not in (KSFT_PASS, KSFT_SKIP) or not res:
-            r['bad_exit'].append(test)
-        for line in b[test]['lines']:
+        r.streams[test] = b[test].lines
+        res = ktap_results(b[test].lines, test)
+        r.results += res
+        if b[test].rc not in (KSFT_PASS, KSFT_SKIP) or not res:
+            r.bad_exit.append(test)
+        for line in b[test].lines:
             if 'XT_LAT ' in line:
                 d = kv(line)
-                r['intervals'].setdefault(int(d['interval_us']), {})['ours'] = {
-                    'samples': int(d['samples']), 'min_us': d['min_ns'] / 1e3,
-                    'avg_us': d['avg_ns'] / 1e3, 'max_us': d['max_ns'] / 1e3,
-                    'p50_us': d['p50_ns'] / 1e3, 'p99_us': d['p99_ns'] / 1e3,
-                    'p999_us': d['p999_ns'] / 1e3, 'spikes': int(d.get('over', d['spikes']))}
+                r.intervals.setdefault(int(d['interval_us']), Interval()).ours = Latency(
+                    samples=int(d['samples']), min_us=d['min_ns'] / 1e3,
+                    avg_us=d['avg_ns'] / 1e3, max_us=d['max_ns'] / 1e3,
+                    p50_us=d['p50_ns'] / 1e3, p99_us=d['p99_ns'] / 1e3,
+                    p999_us=d['p999_ns'] / 1e3, spikes=int(d.get('over', d['spikes'])))
             if 'XT_SLOP ' in line:
-                r['slop_check'] = kv(line)
+                r.slop_check = kv(line)
             if 'XT_CPU ' in line:
-                r.setdefault('cpus', []).append(dict(re.findall(r'(\w+)=(\S+)', line)))
+                r.cpus.append(dict(re.findall(r'(\w+)=(\S+)', line)))
     for i in intervals:
         name = f'cyclictest-{i}'
         if name in b:
-            c = cyclictest_stats(b[name]['lines'], spike_us)
+            c = cyclictest_stats(b[name].lines, spike_us)
             if c:
-                r['intervals'].setdefault(i, {})['cyclictest'] = c
+                r.intervals.setdefault(i, Interval()).cyclictest = c
     return r

@@ -19,18 +19,25 @@ KUNIT_CASE, one per row of a KUNIT_CASE_PARAM's KUNIT_ARRAY_PARAM
 array (make's KUNIT_MIN_CASES, so that a new row raises it).
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
 import subprocess
 import sys
+from typing import Any, Sequence
+
+# A leaf result of kunit.py's JSON: the names from the top group down,
+# and its status.
+Case = tuple[tuple[str, ...], str]
 
 STATUSES = ('PASS', 'FAIL', 'SKIP', 'ERROR')
 
 
-def cases(group, path=()):
+def cases(group: dict[str, Any], path: tuple[str, ...] = ()) -> list[Case]:
     """[(name path, status)] of every leaf result of a JSON group."""
-    out = []
+    out: list[Case] = []
     for sub in group.get('sub_groups', []):
         out += cases(sub, path + (sub['name'],))
     for case in group.get('test_cases', []):
@@ -38,20 +45,20 @@ def cases(group, path=()):
     return out
 
 
-def parse_errors(output):
+def parse_errors(output: str) -> list[str]:
     """kunit.py's "[ERROR]" lines: KTAP it could not make sense of."""
     plain = re.sub(r'\x1b\[[0-9;]*m', '', output)
     return [l for l in plain.splitlines() if '[ERROR]' in l]
 
 
-def counts(results):
+def counts(results: Sequence[Case]) -> dict[str, int]:
     c = dict.fromkeys(STATUSES, 0)
     for _, status in results:
         c[status if status in c else 'FAIL'] += 1
     return c
 
 
-def summary(c, errors=0):
+def summary(c: dict[str, int], errors: int = 0) -> str:
     """kunit.py's own wording: "Ran N tests: passed: P, failed: F ..."."""
     n = sum(c.values())
     parts = [f'{k}: {c[v]}' for k, v in (('passed', 'PASS'), ('failed', 'FAIL'),
@@ -61,7 +68,8 @@ def summary(c, errors=0):
     return f'Ran {n} tests: ' + (', '.join(parts) or 'none')
 
 
-def problem(results, errors, min_cases, max_skips=None):
+def problem(results: Sequence[Case], errors: list[str], min_cases: int,
+            max_skips: int | None = None) -> str | None:
     """The rule every KUnit result set is held to, kunit-run.sh's and the
     harness's alike: the first thing wrong with it, or None.  Nothing
     failed or crashed, no KTAP error, at least min_cases results and, when
@@ -88,7 +96,7 @@ FIXED_PARSER = re.compile(r'ktap_line = parse_ktap_header\(lines, test, printer\
                           r'\s*subtest_line = parse_test_header')
 
 
-def reads_raw_console(kunit_py):
+def reads_raw_console(kunit_py: str) -> bool:
     """Whether the tree's kunit.py has that fix (its kunit_parser.py)."""
     try:
         with open(os.path.join(os.path.dirname(kunit_py), 'kunit_parser.py')) as f:
@@ -100,7 +108,7 @@ def reads_raw_console(kunit_py):
 class Parsed:
     """One KTAP file parsed by the tree's kunit.py."""
 
-    def __init__(self, kunit_py, path):
+    def __init__(self, kunit_py: str, path: str):
         self.json_path = path + '.json'
         try:
             os.unlink(self.json_path)
@@ -110,8 +118,8 @@ class Parsed:
                            capture_output=True, text=True)
         self.output = p.stdout + p.stderr
         self.errors = parse_errors(self.output)
-        self.results = []
-        self.missing = None
+        self.results: list[Case] = []
+        self.missing: str | None = None
         try:
             with open(self.json_path) as f:
                 self.results = cases(json.load(f))
@@ -119,14 +127,14 @@ class Parsed:
             self.missing = f'kunit.py wrote no JSON ({e.__class__.__name__})'
         self.counts = counts(self.results)
 
-    def names(self):
+    def names(self) -> list[str]:
         return ['.'.join(p) for p, _ in self.results]
 
-    def ok(self, min_cases=1):
+    def ok(self, min_cases: int = 1) -> bool:
         """Parsed with no error, nothing failed or crashed, enough results."""
         return self.missing is None and problem(self.results, self.errors, min_cases) is None
 
-    def text(self, min_cases=1):
+    def text(self, min_cases: int = 1) -> str:
         if self.missing:
             return self.missing
         t = summary(self.counts, len(self.errors))
@@ -137,7 +145,7 @@ class Parsed:
         return t
 
 
-def check(json_path, log_path, min_cases, max_skips):
+def check(json_path: str, log_path: str, min_cases: int, max_skips: int) -> tuple[int, str]:
     try:
         with open(json_path) as f:
             results = cases(json.load(f))
@@ -151,7 +159,7 @@ def check(json_path, log_path, min_cases, max_skips):
     return 0, f'kunit: {len(results)} cases, {counts(results)["SKIP"]} skipped, 0 failed'
 
 
-def _top_level_items(text):
+def _top_level_items(text: str) -> int:
     """The comma-separated items of a C initializer's body, outside any
     parentheses or braces."""
     depth, items, cur = 0, 0, ''
@@ -168,7 +176,7 @@ def _top_level_items(text):
     return items + bool(cur.strip())
 
 
-def source_cases(text):
+def source_cases(text: str) -> int:
     """The results a KUnit source gives (see the module's doc), or
     ValueError naming what it could not count."""
     text = re.sub(r'/\*.*?\*/|//[^\n]*', '', text, flags=re.S)
@@ -186,7 +194,7 @@ def source_cases(text):
     return n
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[1] == 'cases':
         try:
             with open(argv[2]) as f:

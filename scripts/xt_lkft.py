@@ -18,19 +18,21 @@ rules, written here; the parser is not ours to ship) and checks a run:
                              result is recorded under two SKIP names.
 """
 
+from __future__ import annotations
+
 import re
 import sys
 
 TEST_RE = re.compile(r'^(not ok|ok)\b\s*(?:\d+)?\s*(?P<desc>[^#]*?)\s*(?:#\s*(?P<dir>.*))?$')
 
 
-def slugify(line):
+def slugify(line: str) -> str:
     """parse-output.py's slugify()."""
     line = re.sub(r'\[\d{1,5}\]', '', line)
     return re.sub(r'_-', '__', re.sub(r'(^_|_$)', '', re.sub(r'[^A-Za-z0-9_-]+', '_', line)))
 
 
-def make_name(desc, directive, ok, skip):
+def make_name(desc: str, directive: str, ok: bool, skip: bool) -> str:
     """parse-output.py's make_name(): the description, and a skip's reason."""
     if desc.startswith('selftests:'):
         desc = desc[10:]
@@ -38,11 +40,12 @@ def make_name(desc, directive, ok, skip):
     return slugify(f'{desc} {directive}'.strip()) or '<unknown>'
 
 
-def parse(lines, prefix=''):
+def parse(lines: list[str], prefix: str = '') -> list[tuple[str, str, str, str]]:
     """[(recorded name, result, description, skip reason)] of a TAP
     stream and the streams nested in its '#' diagnostics, flattened as
     parse-output.py flattens them (a child's name after its parent's)."""
-    out, nested = [], []
+    out: list[tuple[str, str, str, str]] = []
+    nested: list[str] = []
     for line in lines:
         m = TEST_RE.match(line)
         if m:
@@ -60,9 +63,10 @@ def parse(lines, prefix=''):
     return out
 
 
-def problems(streams):
+def problems(streams: dict[str, list[str]]) -> list[str]:
     """What a bot would record wrong of one run's streams ({label: lines})."""
-    found, skips = [], {}
+    found: list[str] = []
+    skips: dict[str, set[str]] = {}
     for label, lines in streams.items():
         for name, result, desc, reason in parse(lines):
             if result != 'skip':
@@ -78,7 +82,7 @@ def problems(streams):
     return found
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) < 2 or argv[0] != 'check':
         print('usage: xt_lkft.py check FILE...', file=sys.stderr)
         return 2

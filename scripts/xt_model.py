@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The harness's result model: what a boot ended with, whose fault it was,
-and the tries of one config.
+"""The harness's data, typed as kunit.py types its own (TestStatus, the
+request and result dataclasses): a run's settings, each config of it,
+what a console says, and a boot's result with its tries.
 
 A boot has one of three outcomes, as LAVA has Incomplete beside Fail:
 
@@ -14,11 +15,19 @@ A boot has one of three outcomes, as LAVA has Incomplete beside Fail:
          kernel started).
 
 An INFRA boot is tried again (--retries); a FAIL never is, so a real
-kernel crash cannot be retried into a pass.
+kernel crash cannot be retried into a pass.  The same outcome drives the
+retries, every report and the exit status.
 """
+
+from __future__ import annotations
 
 import dataclasses
 import enum
+import re
+from typing import Any, Iterable
+
+# Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
+XEN_DEFAULT_TIMER_SLOP_NS = 50000
 
 
 class Outcome(enum.Enum):
@@ -26,7 +35,17 @@ class Outcome(enum.Enum):
     FAIL = 'fail'
     INFRA = 'infra'
 
-    def __str__(self):
+    def __str__(self) -> str:
+        return self.value
+
+
+class Status(enum.Enum):
+    """One KTAP result."""
+    PASS = 'pass'
+    FAIL = 'fail'
+    SKIP = 'skip'
+
+    def __str__(self) -> str:
         return self.value
 
 
@@ -39,10 +58,184 @@ EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 @dataclasses.dataclass(frozen=True)
 class Ending:
     """How a console ended: reached is True when the guest printed its end
-    marker (the checks then decide), else outcome and reason say why not."""
+    marker (the checks then decide), else outcome and reason say why not.
+    kind is a fixed phrase per cause ("panic", "hang", "Xen", ...), what
+    the reports count boots by; detail is the line or the figures."""
     outcome: Outcome
-    reason: str
+    kind: str
+    detail: str = ''
     reached: bool = False
+
+    @property
+    def reason(self) -> str:
+        return f'{self.kind}: {self.detail}' if self.detail else self.kind
+
+
+REACHED = Ending(Outcome.PASS, 'ok', reached=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """One config of a run: the kernel (its version on the kernel axis,
+    '' otherwise), the guest type, Xen's timer_slop and the guest's
+    xen_timer_slop= (None: the default), or an edge run's guest
+    parameters; run: which of --runs repeats (0: not repeated)."""
+    kernel: str
+    guest_type: str
+    xen_slop: int | None
+    guest_slop: int | None
+    params: str | None = None
+    run: int = 0
+
+    @property
+    def label(self) -> str:
+        """The config's name without its repeat: the thread's row title,
+        led by the guest type and the kernel version."""
+        if self.params is not None:
+            name = f'{self.guest_type.upper()} {self.params or "(none)"}'
+        else:
+            x = (f'default, {XEN_DEFAULT_TIMER_SLOP_NS}' if self.xen_slop is None
+                 else str(self.xen_slop))
+            g = 'default' if self.guest_slop is None else str(self.guest_slop)
+            name = f'{self.guest_type.upper()} Xen ({x}) | Guest ({g})'
+        return f'{self.kernel} {name}' if self.kernel else name
+
+    @property
+    def name(self) -> str:
+        return f'{self.label} #{self.run}' if self.run else self.label
+
+    @property
+    def xen_key(self) -> tuple[str, str, int]:
+        """Configs one Xen boot can run as domUs: the same kernel, guest
+        type and Xen timer_slop (Xen's default and the same value given
+        are one Xen)."""
+        x = XEN_DEFAULT_TIMER_SLOP_NS if self.xen_slop is None else self.xen_slop
+        return (self.kernel, self.guest_type, x)
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestSettings:
+    """What scripts/guest-init is told on the guest's command line: it
+    has no defaults of its own."""
+    intervals: tuple[int, ...]
+    samples: int
+    oneshot: int
+    hist_us: int
+    rt_priority: int
+    lat_opts: str = ''
+    guest_args: str = ''
+
+    def cmdline(self, c: Config) -> str:
+        """The guest's command line: its console, the slop or the edge
+        parameters, and the xt_*= settings."""
+        guest = ['console=hvc0']
+        if c.params is not None:
+            guest += c.params.split()
+        elif c.guest_slop is not None:
+            guest.append(f'xen_timer_slop={c.guest_slop}')
+        guest += [f'xt_intervals={",".join(map(str, self.intervals))}',
+                  f'xt_samples={self.samples}', f'xt_oneshot={self.oneshot}',
+                  f'xt_hist_us={self.hist_us}', f'xt_rt_prio={self.rt_priority}']
+        if c.params is not None:
+            guest.append('xt_latency=0')
+        if self.lat_opts:
+            guest.append('xt_lat_opts=' + ','.join(self.lat_opts.split()))
+        return ' '.join(guest + self.guest_args.split())
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckSettings:
+    """How a console is judged: the selftests it must have run, the
+    tree's kunit.py for every KTAP stream, KUnit at boot."""
+    intervals: tuple[int, ...]
+    spike_us: int
+    tests: tuple[str, ...]
+    kunit_py: str = ''
+    kunit_boot: bool = False
+    kunit_min: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class KtapResult:
+    """One result line of a selftest's KTAP: test is the selftest."""
+    test: str
+    name: str
+    status: Status
+    reason: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {'test': self.test, 'name': self.name, 'verdict': str(self.status)}
+        if self.reason is not None:
+            d['reason'] = self.reason
+        return d
+
+
+@dataclasses.dataclass
+class Latency:
+    """One interval as one tool measured it (us): ours (XT_LAT) or
+    cyclictest's (its summary and histogram).  p99_us is '>N' when it is
+    past cyclictest's histogram."""
+    samples: int
+    min_us: float
+    avg_us: float
+    max_us: float
+    p99_us: float | str
+    spikes: int
+    p50_us: float | str | None = None
+    p999_us: float | None = None
+    overflows: int = 0
+    hist: dict[int, int] = dataclasses.field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d.pop('hist')
+        return {k: v for k, v in d.items() if v is not None}
+
+
+@dataclasses.dataclass
+class Interval:
+    ours: Latency | None = None
+    cyclictest: Latency | None = None
+
+    def get(self, tool: str) -> Latency | None:
+        return self.ours if tool == 'ours' else self.cyclictest
+
+
+@dataclasses.dataclass
+class ConsoleFacts:
+    """What a finished console says (xt_console.parse): the selftests'
+    results, the latency figures, what each CPU's clockevent had, the
+    kernel's words on the parameter.  problems: a selftest or the runner
+    missing; bad_exit: selftests that exited with neither pass nor skip,
+    or gave no result; streams: each KTAP stream, by name."""
+    results: list[KtapResult] = dataclasses.field(default_factory=list)
+    intervals: dict[int, Interval] = dataclasses.field(default_factory=dict)
+    problems: list[str] = dataclasses.field(default_factory=list)
+    bad_exit: list[str] = dataclasses.field(default_factory=list)
+    streams: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    cpus: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    slop_check: dict[str, float] | None = None
+    cmdline: str | None = None
+    dmesg: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def min_delta_ns(self) -> str | None:
+        """The xen clockevent's min_delta_ns as the slop test found it on
+        each CPU: one value when they agree, else each CPU's."""
+        vals = [c.get('min_delta_ns', '-') for c in self.cpus]
+        if not vals:
+            return None
+        return vals[0] if len(set(vals)) == 1 else '/'.join(vals)
+
+
+@dataclasses.dataclass
+class StreamCheck:
+    """One KTAP stream read by the tree's kunit.py: ok, its summary line
+    (kunit.py's words), the names of its results, where it was written."""
+    ok: bool
+    summary: str
+    names: list[str]
+    path: str
 
 
 @dataclasses.dataclass
@@ -53,12 +246,132 @@ class Try:
     seconds: float
     console: str
 
-    def as_json(self):
+    def as_json(self) -> dict[str, Any]:
         return {'outcome': str(self.outcome), 'reason': self.reason,
                 'seconds': round(self.seconds, 1), 'console': self.console}
 
 
-def run_exit(outcomes):
+@dataclasses.dataclass
+class BootResult:
+    """One boot of a config, judged: how its console ended, what it said,
+    every KTAP stream through kunit.py; tries: every boot of the config,
+    this one last."""
+    config: Config
+    ending: Ending
+    seconds: float
+    console: str
+    facts: ConsoleFacts
+    guest_cmdline: str = ''
+    xen_cmdline: str = ''
+    timing: dict[str, float] = dataclasses.field(default_factory=dict)
+    group: int | None = None
+    streams: dict[str, StreamCheck] = dataclasses.field(default_factory=dict)
+    kunit: StreamCheck | None = None
+    last_lines: list[str] = dataclasses.field(default_factory=list)
+    tries: list[Try] = dataclasses.field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        """The guest reached its end marker and ran every selftest."""
+        return self.ending.reached and not self.facts.problems
+
+    @property
+    def status(self) -> str:
+        """'ok' when finished, else why not."""
+        if not self.ending.reached:
+            return self.ending.reason
+        return self.facts.problems[0] if self.facts.problems else 'ok'
+
+    def failures(self) -> list[str]:
+        """What flagged the boot, one line per detector (the console, KUnit
+        at boot, each selftest, each failed result, each stream kunit.py
+        could not read), sorted; empty for a pass."""
+        found = []
+        if not self.finished:
+            kind = self.ending.kind if not self.ending.reached else self.status
+            found.append(f'boot ({self.outcome_of_console}): {kind}')
+        if self.kunit is not None and not self.kunit.ok:
+            found.append('KUnit at boot')
+        for test in self.facts.bad_exit:
+            found.append(f'{test}: ended without pass or skip (failed, crashed or timed out)')
+        for r in self.facts.results:
+            if r.status is Status.FAIL:
+                found.append(f'{r.test}: {re.sub(r"^cpu[0-9]+_", "cpuN_", r.name)}')
+        for name, s in self.streams.items():
+            if not s.ok:
+                found.append(f'kunit.py parse of {name}')
+        return sorted(set(found))
+
+    @property
+    def outcome_of_console(self) -> Outcome:
+        """The console's own verdict: how it ended when the guest did not
+        reach its end marker, else FAIL (a selftest missing)."""
+        return self.ending.outcome if not self.ending.reached else Outcome.FAIL
+
+    @property
+    def outcome(self) -> Outcome:
+        return Outcome.PASS if not self.failures() else self.outcome_of_console
+
+    @property
+    def names(self) -> list[str]:
+        """Every result name the boot reported, stream by stream."""
+        out = [f'{s}.{n}' for s, c in self.streams.items() for n in c.names]
+        return out + [f'kunit.{n}' for n in (self.kunit.names if self.kunit else [])]
+
+    @property
+    def infra_tries(self) -> int:
+        return sum(t.outcome is Outcome.INFRA for t in self.tries)
+
+    def as_json(self) -> dict[str, Any]:
+        c = self.config
+        f = self.facts
+        d: dict[str, Any] = {
+            'config': c.name, 'kernel': c.kernel, 'guest_type': c.guest_type,
+            'xen_slop': 'default' if c.xen_slop is None else c.xen_slop,
+            'guest_slop': 'default' if c.guest_slop is None else c.guest_slop,
+            'params': c.params, 'guest_cmdline': self.guest_cmdline,
+            'xen_cmdline': self.xen_cmdline, 'group': self.group,
+            'outcome': str(self.outcome), 'status': self.status,
+            'seconds': round(self.seconds, 1), 'console': self.console,
+            'timing': self.timing, 'names': self.names,
+            'verdicts': [r.as_json() for r in f.results],
+            'intervals': {i: {k: v.as_json() for k, v in (('ours', iv.ours),
+                                                          ('cyclictest', iv.cyclictest)) if v}
+                          for i, iv in f.intervals.items()},
+            'problems': f.problems, 'bad_exit': f.bad_exit, 'cpus': f.cpus,
+            'min_delta_ns': f.min_delta_ns, 'slop_check': f.slop_check,
+            'cmdline': f.cmdline, 'dmesg': f.dmesg,
+            'ktap_parse': {n: s.summary for n, s in self.streams.items()},
+            'ktap_files': {n: s.path for n, s in self.streams.items()},
+            'flagged_by': self.failures(),
+            'tries': [t.as_json() for t in self.tries], 'infra_tries': self.infra_tries,
+        }
+        if self.kunit is not None:
+            d['kunit'] = {'ok': self.kunit.ok, 'summary': self.kunit.summary,
+                          'file': self.kunit.path}
+        if self.last_lines:
+            d['last_lines'] = self.last_lines
+        return d
+
+
+@dataclasses.dataclass
+class GroupRecord:
+    """One QEMU + Xen + dom0 boot that ran domUs (xt_boot.GroupBoot): its
+    shared part (Xen, dom0) once, the configs whose tries it ran."""
+    index: int
+    xen_cmdline: str
+    guest_type: str
+    seconds: float
+    shared_seconds: float
+    shared_timing: dict[str, float]
+    console: str
+    configs: list[int] = dataclasses.field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def run_exit(outcomes: Iterable[Outcome]) -> int:
     """The exit status of a run whose boots (after their retries) ended so."""
     outcomes = list(outcomes)
     if Outcome.FAIL in outcomes:

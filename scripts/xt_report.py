@@ -3,19 +3,21 @@
 one-line-per-config summary, the edge-value table, the repeat counts, a
 gnuplot PNG of cyclictest's latency distribution, and the JSON."""
 
+from __future__ import annotations
+
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from typing import Any, TextIO
 
 import xt_console
-import xt_verdict
-from xt_model import Outcome
+from xt_model import BootResult, Latency, Outcome
 
 
-def fmt(v, nd=0):
+def fmt(v: float | int | str | None, nd: int = 0) -> str:
     if v is None:
         return '-'
     if isinstance(v, str):
@@ -23,143 +25,156 @@ def fmt(v, nd=0):
     return f'{v:.{nd}f}'
 
 
-def print_table(results, args, out):
+def stat(lat: Latency | None, key: str) -> float | int | str | None:
+    return getattr(lat, key) if lat else None
+
+
+def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
+                accel_desc: str, out: TextIO) -> None:
     w = out.write
-    w(f'# QEMU accel: {args.accel_desc}\n')
+    w(f'# QEMU accel: {accel_desc}\n')
     for r in results:
         w('\n##############################\n\n')
-        w(f'# Timer Slop: {r["config"]}\n')
-        w(f'# boot: {str(r["outcome"]).upper()}, {r["status"]}, {r["seconds"]} s')
-        if r.get('infra_tries'):
-            w(f' (after {r["infra_tries"]} INFRA tries: '
-              + '; '.join(t['reason'] for t in r['tries'] if t['outcome'] == 'infra') + ')')
-        if 'min_delta_ns' in r:
-            w(f', guest min_delta_ns {r["min_delta_ns"]}')
+        w(f'# Timer Slop: {r.config.name}\n')
+        w(f'# boot: {str(r.outcome).upper()}, {r.status}, {r.seconds} s')
+        if r.infra_tries:
+            w(f' (after {r.infra_tries} INFRA tries: '
+              + '; '.join(t.reason for t in r.tries if t.outcome is Outcome.INFRA) + ')')
+        if r.facts.min_delta_ns is not None:
+            w(f', guest min_delta_ns {r.facts.min_delta_ns}')
         w('\n')
-        if r.get('timing'):
-            w('# time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in r['timing'].items()) + '\n')
-        for i in args.intervals:
-            d = r['intervals'].get(i, {})
-            o, c = d.get('ours'), d.get('cyclictest')
+        if r.timing:
+            w('# time: ' + ', '.join(f'{k} {v:.1f} s' for k, v in r.timing.items()) + '\n')
+        for i in intervals:
+            iv = r.facts.intervals.get(i)
+            o, c = (iv.ours, iv.cyclictest) if iv else (None, None)
             w(f'\n# Interval (-i{i})          ours   cyclictest\n')
             for key, name in (('min_us', 'Min'), ('avg_us', 'Avg'), ('max_us', 'Max'),
                               ('p99_us', 'p99')):
-                w(f'{name + ":":<26}{fmt(o and o[key]):>6} {fmt(c and c[key]):>12}\n')
-            w(f'{f"Spikes (over {args.spike_us}):":<26}{fmt(o and o["spikes"]):>6} '
-              f'{fmt(c and c["spikes"]):>12}\n')
-            w(f'{"Samples:":<26}{fmt(o and o["samples"]):>6} {fmt(c and c["samples"]):>12}\n')
-        if 'slop_check' in r:
-            s = r['slop_check']
+                w(f'{name + ":":<26}{fmt(stat(o, key)):>6} {fmt(stat(c, key)):>12}\n')
+            w(f'{f"Spikes (over {spike_us}):":<26}{fmt(stat(o, "spikes")):>6} '
+              f'{fmt(stat(c, "spikes")):>12}\n')
+            w(f'{"Samples:":<26}{fmt(stat(o, "samples")):>6} {fmt(stat(c, "samples")):>12}\n')
+        s = r.facts.slop_check
+        if s is not None:
             w(f'\n# slop check: sleeps of {s["short_ns"] / 1e3:.0f} us and {s["long_ns"] / 1e3:.0f} us,'
               f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
         w('\n# verdicts\n')
-        for v in r['verdicts']:
-            why = f' # SKIP {v["reason"]}' if v.get('reason') else ''
-            w(f'{v["verdict"].upper():<5} {v["test"]}: {v["name"]}{why}\n')
-        if 'kunit' in r:
-            w(f'{"PASS" if r["kunit"]["ok"] else "FAIL":<5} KUnit at boot: {r["kunit"]["summary"]}\n')
-        for test, text in r.get('ktap_parse', {}).items():
-            w(f'{"FAIL" if text.startswith("parse error") else "PASS":<5} kunit.py parse of {test}: {text}\n')
-        for line in r.get('dmesg', []):
+        for v in r.facts.results:
+            why = f' # SKIP {v.reason}' if v.reason else ''
+            w(f'{str(v.status).upper():<5} {v.test}: {v.name}{why}\n')
+        if r.kunit is not None:
+            w(f'{"PASS" if r.kunit.ok else "FAIL":<5} KUnit at boot: {r.kunit.summary}\n')
+        for test, sc in r.streams.items():
+            w(f'{"PASS" if sc.ok else "FAIL":<5} kunit.py parse of {test}: '
+              f'{"" if sc.ok else "parse error: "}{sc.summary}\n')
+        for line in r.facts.dmesg:
             w(f'dmesg: {line}\n')
-        if r.get('last_lines'):
+        if r.last_lines:
             w('# last console lines:\n')
-            for line in r['last_lines']:
+            for line in r.last_lines:
                 w(f'  | {line}\n')
     w('\n')
     for r in results:
-        retried = f' [{r["infra_tries"]} INFRA tries]' if r.get('infra_tries') else ''
-        w(f'{str(r["outcome"]).upper():<5} {r["config"]}: {r["status"]}{retried}\n')
+        retried = f' [{r.infra_tries} INFRA tries]' if r.infra_tries else ''
+        w(f'{str(r.outcome).upper():<5} {r.config.name}: {r.status}{retried}\n')
 
 
-def repeat_table(results, repeat):
-    """With --repeat: per config, how many boots each detector flagged."""
+def repeat_table(results: list[BootResult]) -> str:
+    """With --runs: per config, how many boots each detector flagged."""
     lines = []
-    for k in range(0, len(results), repeat):
-        runs = results[k:k + repeat]
-        name = runs[0]['config'].rsplit(' #', 1)[0]
-        flagged = sum(r['outcome'] is Outcome.FAIL for r in runs)
-        infra = sum(r['outcome'] is Outcome.INFRA for r in runs)
-        tries = sum(r.get('infra_tries', 0) for r in runs)
+    runs_of: dict[str, list[BootResult]] = {}
+    for r in results:
+        runs_of.setdefault(r.config.label, []).append(r)
+    for name, runs in runs_of.items():
+        flagged = sum(r.outcome is Outcome.FAIL for r in runs)
+        infra = sum(r.outcome is Outcome.INFRA for r in runs)
+        tries = sum(r.infra_tries for r in runs)
         lines.append(f'{name}: {flagged}/{len(runs)} boots flagged'
                      + (f', {infra} INFRA after retries' if infra else '')
                      + (f', {tries} INFRA tries' if tries else ''))
-        count = {}
+        count: dict[str, int] = {}
         for r in runs:
-            for d in xt_verdict.detectors(r):
+            for d in r.failures():
                 count[d] = count.get(d, 0) + 1
         for d in sorted(count, key=lambda d: (-count[d], d)):
             lines.append(f'  {count[d]:>3}/{len(runs)}  {d}')
     return '\n'.join(lines) + '\n'
 
 
-def params_table(results, kernel, accel):
+def params_table(results: list[BootResult], kernel: str, accel: str) -> str:
     """One line per boot of --params-file: what the kernel made of the value."""
-    width = max(len(r['config']) for r in results) + 2
+    width = max(len(r.config.name) for r in results) + 2
     lines = [f'{"type and parameters":<{width}}{"min_delta_ns":>14}  {"boot":<22} kernel log']
     for r in results:
-        boot = 'ok' if r['status'] == 'ok' else r['status'].split(':')[0].replace(
+        boot = 'ok' if r.finished else r.status.split(':')[0].replace(
             'guest died before its end marker', 'died early')
-        if r['status'] == 'ok' and not r['ok']:
+        if r.finished and r.outcome is not Outcome.PASS:
             boot = 'ok, selftest FAIL'
-        md = r.get('min_delta_ns', '-')
-        log = '; '.join(re.sub(r'^\[[ 0-9.]+\] ', '', l) for l in r.get('dmesg', [])) or '-'
-        lines.append(f'{r["config"]:<{width}}{md:>14}  {boot:<22} {log}')
+        md = r.facts.min_delta_ns or '-'
+        log = '; '.join(re.sub(r'^\[[ 0-9.]+\] ', '', l) for l in r.facts.dmesg) or '-'
+        lines.append(f'{r.config.name:<{width}}{md:>14}  {boot:<22} {log}')
     return (f'# guest kernel: {kernel}, QEMU accel: {accel}\n' +
             '\n'.join(lines) + '\n')
 
 
-def summary_table(results, args):
+def summary_table(results: list[BootResult], intervals: list[int], spike_us: int,
+                  accel_desc: str) -> str:
     """One line per config and interval: the thread's numbers, ours and cyclictest's."""
     keys = ('min_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
     widths = (5, 5, 7, 7, 7, 6)
 
-    def cols(d):
-        return ''.join(f'{fmt(d[k]) if d else "-":>{w}}' for k, w in zip(keys, widths))
-    names = ('min', 'avg', 'max', 'p99', f'>{args.spike_us}', 'n')
+    def cols(d: Latency | None) -> str:
+        return ''.join(f'{fmt(stat(d, k)) if d else "-":>{w}}' for k, w in zip(keys, widths))
+    names = ('min', 'avg', 'max', 'p99', f'>{spike_us}', 'n')
     head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
-    width = max(len(r['config']) for r in results) + 2
-    lines = [f'# QEMU accel: {args.accel_desc}',
+    width = max(len(r.config.name) for r in results) + 2
+    lines = [f'# QEMU accel: {accel_desc}',
              f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
              f'{"config":<{width}}{"":>7}  {head}   {head}']
     for r in results:
-        for i in args.intervals:
-            d = r['intervals'].get(i, {})
-            lines.append(f'{r["config"]:<{width}}{"-i" + str(i):>7}  '
-                         f'{cols(d.get("ours"))}   {cols(d.get("cyclictest"))}')
+        for i in intervals:
+            iv = r.facts.intervals.get(i)
+            lines.append(f'{r.config.name:<{width}}{"-i" + str(i):>7}  '
+                         f'{cols(iv.ours if iv else None)}   '
+                         f'{cols(iv.cyclictest if iv else None)}')
     return '\n'.join(lines) + '\n'
 
 
-def plot(results, args, outdir):
+def plot(results: list[BootResult], intervals: list[int], name: str,
+         outdir: str) -> str | None:
+    """A gnuplot PNG of cyclictest's latency distribution per config, one
+    panel per interval; None without gnuplot or data."""
     if not shutil.which('gnuplot'):
         print('harness: gnuplot missing, no plot (apt-get install gnuplot-nox)')
         return None
     # gnuplot's data files are intermediate: they do not go beside the results.
     with tempfile.TemporaryDirectory(prefix='xt-plot-') as tmp:
-        return plot_in(results, args, outdir, tmp)
+        return plot_in(results, intervals, name, outdir, tmp)
 
 
-def plot_in(results, args, outdir, tmp):
-    datafiles, plots = [], []
-    for i in args.intervals:
+def plot_in(results: list[BootResult], intervals: list[int], name: str, outdir: str,
+            tmp: str) -> str | None:
+    plots = []
+    for i in intervals:
         curves = []
         for k, r in enumerate(results):
-            c = r['intervals'].get(i, {}).get('cyclictest')
-            if not c or not c['samples']:
+            iv = r.facts.intervals.get(i)
+            c = iv.cyclictest if iv else None
+            if not c or not c.samples:
                 continue
             path = os.path.join(tmp, f'cdf-{k}-{i}.dat')
             acc = 0
             with open(path, 'w') as f:
-                for b in sorted(c['hist']):
-                    acc += c['hist'][b]
-                    f.write(f'{b} {100.0 * acc / c["samples"]:.3f}\n')
-            datafiles.append(path)
-            curves.append(f'"{path}" using 1:2 with steps lw 2 title "{r["config"]}"')
+                for b in sorted(c.hist):
+                    acc += c.hist[b]
+                    f.write(f'{b} {100.0 * acc / c.samples:.3f}\n')
+            curves.append(f'"{path}" using 1:2 with steps lw 2 title "{r.config.name}"')
         if curves:
             plots.append((i, curves))
     if not plots:
         return None
-    png = os.path.join(outdir, f'latency-{args.name}.png')
+    png = os.path.join(outdir, f'latency-{name}.png')
     script = ['set terminal pngcairo size 1200,%d' % (450 * len(plots)) if
               subprocess.run(['gnuplot', '-e', 'set terminal pngcairo'],
                              capture_output=True).returncode == 0 else
@@ -179,53 +194,46 @@ def plot_in(results, args, outdir, tmp):
     return png
 
 
-def slug(text):
+def slug(text: str) -> str:
     """A config's name as a KTAP test name: the same whatever the boot's
     outcome, so that a bot tracks it across runs."""
     return re.sub(r'[^a-z0-9]+', '_', text.lower()).strip('_')
 
 
-# The run's own KTAP stream: which of a boot's streams go into it (the
-# runner's, which nests each selftest's, and KUnit's at boot).
-RUN_STREAMS = ('run_kselftest', 'kunit')
-
-
-def run_ktap(results, name, accel):
+def run_ktap(results: list[BootResult], name: str, accel: str) -> str:
     """One KTAP stream for the whole run, for CI bots: one result per
     boot (ok when it passed; not ok when it failed, or when the emulator,
     Xen or the firmware broke it: the outcome and reason are diagnostics),
-    each boot's streams nested under it.  A boot that crashed before a
-    stream printed has no such subtest; it is never left out."""
+    each boot's streams nested under it: the kselftest runner's output,
+    which nests each selftest's, and KUnit's at boot.  A boot that
+    crashed before a stream printed has no such subtest; it is never left
+    out."""
     out = ['KTAP version 1', f'# xen_timer harness: {name}, QEMU {accel}',
            f'1..{len(results)}']
     for k, r in enumerate(results, 1):
-        streams = [(s, r['ktap_files'][s]) for s in RUN_STREAMS if s in r.get('ktap_files', {})]
-        sub = ['KTAP version 1', f'# Subtest: {slug(r["config"])}',
-               f'# outcome: {r["outcome"]}: {r["status"]}']
-        for t in r.get('tries', [])[:-1]:
-            sub.append(f'# earlier try: {t["outcome"]}: {t["reason"]}')
+        streams = [('run_kselftest', sc) for n, sc in r.streams.items()
+                   if n == 'run_kselftest.sh'] + ([('kunit', r.kunit)] if r.kunit else [])
+        sub = ['KTAP version 1', f'# Subtest: {slug(r.config.name)}',
+               f'# outcome: {r.outcome}: {r.status}']
+        for t in r.tries[:-1]:
+            sub.append(f'# earlier try: {t.outcome}: {t.reason}')
         sub.append(f'1..{len(streams)}')
-        for j, (sname, path) in enumerate(streams, 1):
-            with open(path, errors='replace') as f:
+        for j, (sname, sc) in enumerate(streams, 1):
+            with open(sc.path, errors='replace') as f:
                 lines = [line.rstrip('\n') for line in f if line.strip()]
             if lines and lines[0].startswith(('KTAP version', 'TAP version')):
                 head, lines = lines[0], lines[1:]
             else:
                 head = 'KTAP version 1'
             sub += ['    ' + head, f'    # Subtest: {sname}', *('    ' + l for l in lines)]
-            ok = r.get('kunit', {}).get('ok', True) if sname == 'kunit' else \
-                not r.get('ktap_parse', {}).get('run_kselftest.sh', '').startswith('parse error')
-            sub.append(f'{"ok" if ok and r["outcome"] is not Outcome.INFRA else "not ok"} {j} {sname}')
+            ok = sc.ok and r.outcome is not Outcome.INFRA
+            sub.append(f'{"ok" if ok else "not ok"} {j} {sname}')
         out += ['    ' + l for l in sub]
-        out.append(f'{"ok" if r["outcome"] is Outcome.PASS else "not ok"} {k} {slug(r["config"])}')
+        out.append(f'{"ok" if r.outcome is Outcome.PASS else "not ok"} {k} {slug(r.config.name)}')
     return '\n'.join(out) + '\n'
 
 
-def write_json(path, summary, results):
-    """The run's JSON, without cyclictest's histograms."""
-    for r in results:
-        for i in r['intervals'].values():
-            if 'cyclictest' in i:
-                i['cyclictest'].pop('hist', None)
+def write_json(path: str, summary: dict[str, Any]) -> None:
+    """The run's JSON (BootResult.as_json: no cyclictest histograms)."""
     with open(path, 'w') as f:
         json.dump(summary, f, indent=1, default=str)

@@ -1,117 +1,98 @@
 # SPDX-License-Identifier: GPL-2.0
 """The verdicts of a boot: its console's facts (xt_console.parse) and every
-KTAP stream checked with the tree's kunit.py (xt_kunit), what flagged a
-boot, and whether a run's boots report the same result names."""
+KTAP stream checked with the tree's kunit.py (xt_kunit), and whether a
+run's boots report the same result names."""
+
+from __future__ import annotations
 
 import os
-import re
+from typing import Protocol
 
 import xt_console
 import xt_kunit
-from xt_model import Outcome
+from xt_model import BootResult, CheckSettings, Config, Ending, StreamCheck
 
 
-def detectors(r):
-    """What flagged one boot: KUnit at boot, each selftest, each failed check."""
-    found = []
-    if r['status'] != 'ok':
-        found.append(f'boot ({r["outcome"]}): ' + r['status'].split(':')[0])
-    if 'kunit' in r and not r['kunit']['ok']:
-        found.append('KUnit at boot')
-    for test in r.get('bad_exit', []):
-        found.append(f'{test}: ended without pass or skip (failed, crashed or timed out)')
-    for v in r['verdicts']:
-        if v['verdict'] == 'fail':
-            found.append(f'{v["test"]}: {re.sub(r"^cpu[0-9]+_", "cpuN_", v["name"])}')
-    return sorted(set(found))
+class Console(Protocol):
+    """What a boot leaves to be judged (xt_boot.Boot, xt_boot.Part)."""
+    guest_cmdline: str
+    seconds: float
+
+    @property
+    def lines(self) -> list[str]: ...
+
+    @property
+    def ending(self) -> Ending: ...
+
+    def timing(self) -> list[tuple[str, float]]: ...
+
+    def tail(self, n: int = 15) -> list[str]: ...
 
 
-def name_differences(results):
+def name_differences(results: list[BootResult]) -> list[str]:
     """CI bots track results by name across runs, so every boot of a run
     must report the same result names, whatever its verdicts.  Compares
-    the boots that reached their end marker with the first of them:
-    one line per boot whose names differ."""
-    done = [r for r in results if r['status'] == 'ok']
+    the boots that finished with the first of them: one line per boot
+    whose names differ."""
+    done = [r for r in results if r.finished]
     out = []
     for r in done[1:]:
-        ref, got = set(done[0]['names']), set(r['names'])
+        ref, got = set(done[0].names), set(r.names)
         if got != ref:
             miss, extra = sorted(ref - got), sorted(got - ref)
-            out.append(f'{r["config"]}: {len(miss)} names missing ({", ".join(miss[:3])}), '
-                       f'{len(extra)} new ({", ".join(extra[:3])}) against {done[0]["config"]}')
+            out.append(f'{r.config.name}: {len(miss)} names missing ({", ".join(miss[:3])}), '
+                       f'{len(extra)} new ({", ".join(extra[:3])}) against '
+                       f'{done[0].config.name}')
     return out
 
 
-def ktap_parse(kunit_py, path, min_cases=1):
-    """The tree's kunit.py parse of a KTAP file, read from its JSON:
-    (ok, summary, names of the results)."""
+def ktap_parse(kunit_py: str, path: str, min_cases: int = 1) -> StreamCheck:
+    """The tree's kunit.py parse of a KTAP file, read from its JSON."""
     p = xt_kunit.Parsed(kunit_py, path)
-    ok = p.ok(min_cases)
-    text = p.text(min_cases)
-    return ok, text if ok else f'parse error: {text}', p.names()
+    return StreamCheck(ok=p.ok(min_cases), summary=p.text(min_cases), names=p.names(),
+                       path=path)
 
 
-def type_differences(results):
+def type_differences(results: list[BootResult]) -> list[str]:
     """Edge runs: each guest type's kernel must make the same of the same
     parameters.  One line per parameter line whose finished boots report
     different min_delta_ns."""
-    seen = {}
+    seen: dict[str, list[tuple[str, str]]] = {}
     for r in results:
-        if r.get('params') is None or r['status'] != 'ok':
+        if r.config.params is None or not r.finished:
             continue
-        seen.setdefault(r['params'], []).append((r['guest_type'], r.get('min_delta_ns', '-')))
+        seen.setdefault(r.config.params, []).append(
+            (r.config.guest_type, r.facts.min_delta_ns or '-'))
     return [f'{p or "(none)"}: ' + ', '.join(f'{t.upper()} {v}' for t, v in vals)
             for p, vals in seen.items() if len({v for _, v in vals}) > 1]
 
 
-def evaluate(boot, config, check, outdir, idx):
-    """The result of one boot: config holds its name and slops, check the
-    run's settings (kunit_py, kunit_boot, kunit_min, intervals, spike_us,
-    tests).  Writes the console and each KTAP stream to outdir."""
+def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
+             idx: str) -> BootResult:
+    """The result of one boot of config.  Writes the console and each
+    KTAP stream to outdir."""
     log = os.path.join(outdir, f'console-{idx}.log')
     with open(log, 'w') as f:
         f.write('\n'.join(boot.lines) + '\n')
-    r = {**config, 'guest_cmdline': boot.guest_cmdline,
-         'status': boot.status, 'seconds': round(boot.seconds, 1), 'console': log,
-         'timing': dict(boot.timing()), 'ok': boot.status == 'ok', 'names': []}
-    if not r['ok']:
-        r['last_lines'] = boot.tail()
-    facts = xt_console.parse(boot.lines, check.intervals, check.spike_us, check.tests)
-    streams = facts.pop('streams')
-    problems = facts.pop('problems')
-    r.update(facts)
-    bad_exit = r['bad_exit']
-    if problems and r['ok']:
-        r['ok'] = False
-        r['status'] = problems[0]
-    if bad_exit or any(v['verdict'] == 'fail' for v in r['verdicts']):
-        r['ok'] = False
+    r = BootResult(config=config, ending=boot.ending, seconds=round(boot.seconds, 1),
+                   console=log, guest_cmdline=boot.guest_cmdline,
+                   timing=dict(boot.timing()),
+                   facts=xt_console.parse(boot.lines, check.intervals, check.spike_us,
+                                          check.tests))
+    if not boot.ending.reached:
+        r.last_lines = boot.tail()
     if check.kunit_py:
         # Every KTAP stream must parse with the tree's kunit.py.
-        for name, lines in streams.items():
+        for name, lines in r.facts.streams.items():
             suffix = 'run_kselftest' if name == 'run_kselftest.sh' else name
             path = os.path.join(outdir, f'ktap-{idx}-{suffix}.txt')
             with open(path, 'w') as f:
                 f.write('\n'.join(lines) + '\n')
-            ok, text, names = ktap_parse(check.kunit_py, path)
-            r.setdefault('ktap_parse', {})[name] = text
-            r.setdefault('ktap_files', {})[suffix] = path
-            r['names'] += [f'{name}.{n}' for n in names]
-            if not ok:
-                r['ok'] = False
+            r.streams[name] = ktap_parse(check.kunit_py, path)
     if check.kunit_boot:
         klog = os.path.join(outdir, f'kunit-{idx}.log')
         with open(klog, 'w') as f:
             f.write('\n'.join(xt_console.kunit_lines(
                 boot.lines, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
-        ok, summary, names = ktap_parse(check.kunit_py, klog, check.kunit_min)
-        r['kunit'] = {'ok': ok, 'summary': summary.replace('parse error: ', '')}
-        r.setdefault('ktap_files', {})['kunit'] = klog
-        r['names'] += [f'kunit.{n}' for n in names]
-        if not ok:
-            r['ok'] = False
-    # The outcome: how the console ended, and when it reached its end
-    # marker, the checks.
-    r['outcome'] = Outcome.PASS if r['ok'] else (
-        boot.watch.outcome if boot.status != 'ok' else Outcome.FAIL)
+        r.kunit = ktap_parse(check.kunit_py, klog, check.kunit_min)
     return r

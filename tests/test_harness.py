@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import re
 import time
 import unittest
 
@@ -21,6 +22,36 @@ import xt_verdict  # noqa: E402
 import xt_kunit  # noqa: E402
 import xt_model  # noqa: E402
 import xt_lkft  # noqa: E402
+from xt_model import (REACHED, BootResult, ConsoleFacts, Config, Ending, KtapResult,  # noqa: E402
+                      Outcome, Status, StreamCheck, Try)
+
+
+def boot(name='c', ending=REACHED, results=(), names=(), kunit_ok=None, tries=(),
+         guest_type='pv', params=None, cpus=(), problems=(), run=0):
+    """A BootResult as a test needs it: its config named name (a matrix
+    config when params is None), its ending, its results ((test, name,
+    Status)), the names its stream reported."""
+    facts = ConsoleFacts(results=[KtapResult(t, n, st) for t, n, st in results],
+                         cpus=[{'cpu': str(k), 'min_delta_ns': v} for k, v in enumerate(cpus)],
+                         problems=list(problems))
+    r = BootResult(config=NamedConfig(name, guest_type, params, run), ending=ending,
+                   seconds=1.0, console='', facts=facts,
+                   streams={'s': StreamCheck(True, '', list(names), '')} if names else {},
+                   kunit=None if kunit_ok is None else StreamCheck(kunit_ok, '', [], ''))
+    r.tries = [Try(o, '', 1.0, '') for o in tries]
+    return r
+
+
+class NamedConfig(Config):
+    """A Config whose name is given."""
+
+    def __init__(self, name, guest_type, params, run):
+        super().__init__('', guest_type, None, None, params, run)
+        object.__setattr__(self, 'given', name)
+
+    @property
+    def label(self):
+        return self.given
 
 RUN_KSELFTEST = """TAP version 13
 1..2
@@ -51,20 +82,20 @@ class KselftestSplit(unittest.TestCase):
         t = xt_console.kselftest_tests(RUN_KSELFTEST)
         self.assertEqual(sorted(t), ['xen_timer_latency_test', 'xen_timer_slop_test'])
         slop = t['xen_timer_slop_test']
-        self.assertEqual(slop['rc'], 1)
-        self.assertEqual(slop['lines'][0], 'TAP version 13')
-        self.assertIn('# on Xen: /sys/hypervisor/type is xen', slop['lines'])
-        self.assertEqual([(r['name'], r['verdict']) for r in xt_console.ktap_results(slop['lines'])],
-                         [('cpu0_min_delta_ns', 'pass'), ('cpu1_min_delta_ns', 'fail')])
+        self.assertEqual(slop.rc, 1)
+        self.assertEqual(slop.lines[0], 'TAP version 13')
+        self.assertIn('# on Xen: /sys/hypervisor/type is xen', slop.lines)
+        self.assertEqual([(r.name, r.status) for r in xt_console.ktap_results(slop.lines)],
+                         [('cpu0_min_delta_ns', Status.PASS), ('cpu1_min_delta_ns', Status.FAIL)])
         lat = t['xen_timer_latency_test']
-        self.assertEqual(lat['rc'], 4)
-        self.assertEqual(lat['lines'][-1], '')
+        self.assertEqual(lat.rc, 4)
+        self.assertEqual(lat.lines[-1], '')
 
     def test_ok_and_skip(self):
         lines = ['# selftests: xen_timer: a', 'ok 1 selftests: xen_timer: a',
                  '# selftests: xen_timer: b', 'ok 2 selftests: xen_timer: b # SKIP']
         t = xt_console.kselftest_tests(lines)
-        self.assertEqual((t['a']['rc'], t['b']['rc']), (0, 4))
+        self.assertEqual((t['a'].rc, t['b'].rc), (0, 4))
 
     def test_unfinished_test_is_missing(self):
         # A guest that died inside a test has no result line for it.
@@ -78,37 +109,36 @@ class KselftestSplit(unittest.TestCase):
 
 
 class Detectors(unittest.TestCase):
-    def result(self, **kw):
-        r = {'status': 'ok', 'verdicts': [], 'ok': True, 'outcome': xt_model.Outcome.PASS}
-        r.update(kw)
-        return r
-
     def test_grouping(self):
-        r = self.result(ok=False, kunit={'ok': False}, verdicts=[
-            {'test': 'xen_timer_slop_test', 'verdict': 'fail', 'name': 'cpu0_min_delta_ns'},
-            {'test': 'xen_timer_slop_test', 'verdict': 'fail', 'name': 'cpu1_min_delta_ns'},
-            {'test': 'xen_timer_latency_test', 'verdict': 'pass',
-             'name': 'interval_50us_avg'}])
-        self.assertEqual(xt_verdict.detectors(r), [
+        r = boot(kunit_ok=False, results=[
+            ('xen_timer_slop_test', 'cpu0_min_delta_ns', Status.FAIL),
+            ('xen_timer_slop_test', 'cpu1_min_delta_ns', Status.FAIL),
+            ('xen_timer_latency_test', 'interval_50us_avg', Status.PASS)])
+        self.assertEqual(r.failures(), [
             'KUnit at boot', 'xen_timer_slop_test: cpuN_min_delta_ns'])
+        self.assertEqual(r.outcome, Outcome.FAIL)
 
     def test_boot_failure(self):
-        r = self.result(ok=False, status='hang: no end marker after 40 s',
-                        outcome=xt_model.Outcome.FAIL)
-        self.assertEqual(xt_verdict.detectors(r), ['boot (fail): hang'])
+        r = boot(ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))
+        self.assertEqual(r.failures(), ['boot (fail): hang'])
+        self.assertEqual(r.status, 'hang: no end marker after 40 s')
+
+    def test_a_missing_selftest_is_a_failure(self):
+        r = boot(problems=['xen_timer_latency_test did not run'])
+        self.assertEqual((r.outcome, r.status, r.failures()),
+                         (Outcome.FAIL, 'xen_timer_latency_test did not run',
+                          ['boot (fail): xen_timer_latency_test did not run']))
 
     def test_repeat_table(self):
-        runs = [self.result(config='c #1'),
-                self.result(config='c #2', ok=False, kunit={'ok': False},
-                            outcome=xt_model.Outcome.FAIL)]
-        self.assertEqual(xt_report.repeat_table(runs, 2),
+        runs = [boot(run=1), boot(run=2, kunit_ok=False)]
+        self.assertEqual(xt_report.repeat_table(runs),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
 
     def test_repeat_table_counts_infra(self):
-        runs = [self.result(config='c #1', infra_tries=1),
-                self.result(config='c #2', ok=False, status='Xen: (XEN) d1v0 Triple fault',
-                            outcome=xt_model.Outcome.INFRA, infra_tries=3)]
-        self.assertEqual(xt_report.repeat_table(runs, 2).splitlines()[0],
+        runs = [boot(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
+                boot(run=2, ending=Ending(Outcome.INFRA, 'Xen', '(XEN) d1v0 Triple fault'),
+                     tries=[Outcome.INFRA] * 3)]
+        self.assertEqual(xt_report.repeat_table(runs).splitlines()[0],
                          'c: 0/2 boots flagged, 1 INFRA after retries, 4 INFRA tries')
 
 
@@ -144,18 +174,18 @@ class CapturedConsoles(unittest.TestCase):
             'poweroff', 'end'])
         self.assertEqual(list(dict(w.timing())), [m for m, _ in w.marks][:-1])
         r = xt_console.parse(lines, [50, 1000], 100)
-        self.assertEqual((r['problems'], r['bad_exit'], r['min_delta_ns']), ([], [], 1))
-        self.assertEqual([(v['test'], v['name'], v['verdict']) for v in r['verdicts']], [
-            ('xen_timer_slop_test', 'cpu0_min_delta_ns', 'pass'),
-            ('xen_timer_slop_test', 'cpu1_min_delta_ns', 'pass'),
-            ('xen_timer_latency_test', 'slop_in_effect', 'skip'),
-            *[('xen_timer_latency_test', f'interval_{i}us_{k}', 'pass')
+        self.assertEqual((r.problems, r.bad_exit, r.min_delta_ns), ([], [], '1'))
+        self.assertEqual([(v.test, v.name, v.status) for v in r.results], [
+            ('xen_timer_slop_test', 'cpu0_min_delta_ns', Status.PASS),
+            ('xen_timer_slop_test', 'cpu1_min_delta_ns', Status.PASS),
+            ('xen_timer_latency_test', 'slop_in_effect', Status.SKIP),
+            *[('xen_timer_latency_test', f'interval_{i}us_{k}', Status.PASS)
               for i in (50, 1000) for k in ('avg', 'p99', 'spikes')]])
-        self.assertEqual(sorted(r['intervals']), [50, 1000])
-        self.assertEqual(sorted(r['intervals'][50]), ['cyclictest', 'ours'])
-        self.assertEqual([c['min_delta_ns'] for c in r['cpus']], ['1', '1'])
-        self.assertEqual(sorted(r['streams']), ['run_kselftest.sh', 'xen_timer_latency_test',
-                                                'xen_timer_slop_test'])
+        self.assertEqual(sorted(r.intervals), [50, 1000])
+        self.assertTrue(r.intervals[50].ours and r.intervals[50].cyclictest)
+        self.assertEqual([c['min_delta_ns'] for c in r.cpus], ['1', '1'])
+        self.assertEqual(sorted(r.streams), ['run_kselftest.sh', 'xen_timer_latency_test',
+                                             'xen_timer_slop_test'])
         k = xt_console.kunit_lines(lines)
         self.assertIn('# xen_timer_slop: pass:6 fail:0 skip:0 total:6', '\n'.join(k))
 
@@ -171,11 +201,17 @@ class CapturedConsoles(unittest.TestCase):
         # A boot of make check whose KUnit KTAP had "Freeing initrd memory"
         # and "input: AT Translated Set 2 keyboard" inside a nested test:
         # kunit.py found "Expected test number 7 but found 1" and 5 crashes.
-        k = xt_console.kunit_lines(captured('console.pv-interleaved'))
+        lines = captured('console.pv-interleaved')
+        k = xt_console.kunit_lines(lines)
         self.assertTrue(all(xt_console.KTAP_LINE.match(line) for line in k))
         self.assertNotIn('Freeing initrd memory: 2928K', k)
-        self.assertEqual(sum(line.strip().startswith(('ok ', 'not ok ')) for line in k),
-                         59 + 4 + 2 + 1)  # params, their 4 cases, 2 cases, the suite
+        # Every result line of KUnit's, none lost with the lines taken out.
+        kunit_part = lines[:next(i for i, l in enumerate(lines)
+                                 if l.startswith(xt_console.BEGIN_GUEST))]
+        results = sum(bool(re.match(r'\s*(not )?ok \d', xt_console.PRINTK_TIME.sub('', l)))
+                      for l in kunit_part)
+        self.assertGreater(results, 60)
+        self.assertEqual(sum(line.strip().startswith(('ok ', 'not ok ')) for line in k), results)
         self.assertEqual(k[-1], 'ok 1 xen_timer_slop')
 
     def test_panic(self):
@@ -184,7 +220,7 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(w.status, 'panic: Kernel panic - not syncing: '
                                    'Requested init /bogus failed (error -2).')
         r = xt_console.parse(lines, [50, 1000], 100)
-        self.assertEqual(r['problems'], ['run_kselftest.sh did not run',
+        self.assertEqual(r.problems, ['run_kselftest.sh did not run',
                                           'xen_timer_slop_test did not run',
                                           'xen_timer_latency_test did not run'])
 
@@ -201,8 +237,8 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual([m for m, _ in w.marks][:5],
                          ['Xen', 'guest kernel', 'domU', 'domU kernel', 'init'])
         r = xt_console.parse(lines, [50, 1000], 100)
-        self.assertEqual((r['problems'], r['bad_exit']), ([], []))
-        self.assertEqual(len(r['verdicts']), 9)
+        self.assertEqual((r.problems, r.bad_exit), ([], []))
+        self.assertEqual(len(r.results), 9)
         k = '\n'.join(xt_console.kunit_lines(lines))
         self.assertIn('ok 6 xen_timer_slop_test_xen_cpu_devices', k)
 
@@ -247,8 +283,29 @@ class CapturedConsoles(unittest.TestCase):
         w = watch(cut, timeout=40)
         self.assertEqual(w.status, 'hang: no end marker after 40 s')
         self.assertEqual(w.stage, 'kselftest xen_timer_latency_test')
-        self.assertEqual(xt_console.parse(cut, [50], 100)['problems'][0],
+        self.assertEqual(xt_console.parse(cut, [50], 100).problems[0],
                          'run_kselftest.sh did not run')
+
+
+class SharedConstants(unittest.TestCase):
+    """Facts that C and Python both need, each compared with its home."""
+
+    def test_rt_priority(self):
+        # cyclictest runs at the latency test's priority (the thread's -p 80).
+        with open(os.path.join(HERE, '..', 'tools', 'testing', 'selftests', 'xen_timer',
+                               'xen_timer_latency_test.c')) as f:
+            m = re.search(r'^#define RT_PRIORITY\s+(\d+)', f.read(), re.M)
+        self.assertIsNotNone(m)
+        self.assertEqual(int(m.group(1)), xt_console.CYCLICTEST_RT_PRIORITY)
+
+    def test_guest_init_is_told_everything(self):
+        # guest-init has no defaults: each xt_ setting it requires, the
+        # harness gives.
+        with open(os.path.join(HERE, '..', 'scripts', 'guest-init')) as f:
+            required = re.search(r'^for v in (xt_[a-z_ ]+); do', f.read(), re.M).group(1).split()
+        g = xt_model.GuestSettings((50,), 1, 10, 1000, 80)
+        given = [w.split('=')[0] for w in g.cmdline(Config('', 'pv', None, None)).split()]
+        self.assertEqual([v for v in required if v not in given], [])
 
 
 class KtapResults(unittest.TestCase):
@@ -256,27 +313,23 @@ class KtapResults(unittest.TestCase):
         lines = ['ok 1 slop_in_effect # SKIP slop 1 ns is below 20000 ns',
                  'not ok 2 interval_50us_avg', 'ok 3 interval_50us_p99 # skip why',
                  'ok 4 x # TODO later']
-        self.assertEqual(xt_console.ktap_results(lines), [
-            {'verdict': 'skip', 'name': 'slop_in_effect',
-             'reason': 'slop 1 ns is below 20000 ns'},
-            {'verdict': 'fail', 'name': 'interval_50us_avg'},
-            {'verdict': 'skip', 'name': 'interval_50us_p99', 'reason': 'why'},
-            {'verdict': 'pass', 'name': 'x'}])
+        self.assertEqual(xt_console.ktap_results(lines, 't'), [
+            KtapResult('t', 'slop_in_effect', Status.SKIP, 'slop 1 ns is below 20000 ns'),
+            KtapResult('t', 'interval_50us_avg', Status.FAIL),
+            KtapResult('t', 'interval_50us_p99', Status.SKIP, 'why'),
+            KtapResult('t', 'x', Status.PASS)])
 
 
 class NameSets(unittest.TestCase):
-    def boot(self, config, names, status='ok'):
-        return {'config': config, 'names': names, 'status': status}
-
     def test_same_names(self):
-        runs = [self.boot('a', ['t.x', 't.y']), self.boot('b', ['t.y', 't.x']),
-                self.boot('c', [], status='hang: no end marker after 40 s')]
+        runs = [boot('a', names=['x', 'y']), boot('b', names=['y', 'x']),
+                boot('c', ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))]
         self.assertEqual(xt_verdict.name_differences(runs), [])
 
     def test_renamed_result_flagged(self):
         # The old selftest named a result after its value.
-        runs = [self.boot('a', ['t.slop in effect: median 452 us']),
-                self.boot('b', ['t.slop in effect: median 239 us'])]
+        runs = [boot('a', names=['slop in effect: median 452 us']),
+                boot('b', names=['slop in effect: median 239 us'])]
         diff = xt_verdict.name_differences(runs)
         self.assertEqual(len(diff), 1)
         self.assertIn('b: 1 names missing', diff[0])
@@ -557,13 +610,14 @@ class GuestTypes(unittest.TestCase):
                                    self.files[-1], '--xen-slops', 'default',
                                    '--guest-slops', '100000 5000', '--no-default-config'])
         self.assertEqual(args.guest_types, ['pvh', 'pv'])
-        self.assertEqual(harness.configs_of(args), [('', *c) for c in [
-            ('pvh', 'default', 100000, None), ('pvh', 'default', 100000, None),
-            ('pvh', 'default', 5000, None), ('pvh', 'default', 5000, None),
-            ('pv', 'default', 100000, None), ('pv', 'default', 100000, None),
-            ('pv', 'default', 5000, None), ('pv', 'default', 5000, None)]])
-        self.assertEqual(harness.label('pvh', 'default', 5000),
+        self.assertEqual(harness.configs_of(args), [
+            Config('', t, None, g, None, run) for t in ('pvh', 'pv') for g in (100000, 5000)
+            for run in (1, 2)])
+        self.assertEqual(Config('', 'pvh', None, 5000).name,
                          'PVH Xen (default, 50000) | Guest (5000)')
+        self.assertEqual(Config('7.3', 'pv', 5000, None, None, 2).name,
+                         '7.3 PV Xen (5000) | Guest (default) #2')
+        self.assertEqual(Config('', 'pv-domu', None, None, '').name, 'PV-DOMU (none)')
 
     def test_kernel_is_the_outermost_axis(self):
         # make KVERS="6.12 7.3": the kernel version leads, then the type.
@@ -574,8 +628,7 @@ class GuestTypes(unittest.TestCase):
                                    '--xen-slops', 'default', '--guest-slops', '5000',
                                    '--no-default-config'])
         self.assertEqual(harness.configs_of(args), [
-            ('6.12', 'pv', 'default', 5000, None), ('6.12', 'pv-domu', 'default', 5000, None),
-            ('7.3', 'pv', 'default', 5000, None), ('7.3', 'pv-domu', 'default', 5000, None)])
+            Config(v, t, None, 5000) for v in ('6.12', '7.3') for t in ('pv', 'pv-domu')])
         err = io.StringIO()
         with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
             harness.parse_args(['matrix', '--out', 'o', '--xen', xen,
@@ -586,7 +639,8 @@ class GuestTypes(unittest.TestCase):
 
 class TypeDifferences(unittest.TestCase):
     def res(self, t, params, md, status='ok'):
-        return {'guest_type': t, 'params': params, 'min_delta_ns': md, 'status': status}
+        ending = REACHED if status == 'ok' else Ending(Outcome.FAIL, 'hang')
+        return boot(guest_type=t, params=params, cpus=[md, md], ending=ending)
 
     def test_same(self):
         self.assertEqual(xt_verdict.type_differences([
@@ -925,7 +979,7 @@ class LkftNames(unittest.TestCase):
     """The names LKFT's kselftest parser records our results under."""
 
     def kselftest(self, name):
-        return xt_console.blocks(captured(name))['kselftest']['lines']
+        return xt_console.blocks(captured(name))['kselftest'].lines
 
     def test_names(self):
         names = [(n, r) for n, r, _, _ in xt_lkft.parse(RUN_KSELFTEST)]
