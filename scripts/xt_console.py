@@ -44,6 +44,9 @@ GUEST_CRASH_RE = re.compile(r'Kernel panic|Attempted to kill init|\bOops[:\s]|\b
 # faults a vCPU that faults while delivering a fault; the guest kernel
 # prints nothing then): the emulator's or Xen's fault (INFRA).
 XEN_INFRA_RE = re.compile(r'\(XEN\) .*Triple fault|\(XEN\) Panic on CPU')
+# ... unless Xen's panic says why, and it is the guest kernel's: an image
+# Xen cannot build dom0 from (a kernel built without CONFIG_XEN).
+XEN_NO_DOM0_RE = re.compile(r'\(XEN\) Could not construct domain 0')
 DIED_RE = re.compile(r'Hardware Dom0 halted')
 # After the end marker: the guest powered off and Xen halted the machine.
 HALTED_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown)')
@@ -150,6 +153,9 @@ class Watcher:
             if self.stop_at is not None and (
                     HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended)):
                 self.stop_at = min(self.stop_at, t + (0 if self.ended else 0.5))
+            if self.ending.kind == 'Xen' and XEN_NO_DOM0_RE.search(line):
+                self.ending = Ending(Outcome.FAIL, 'Xen could not build dom0 from the guest '
+                                     'kernel', line.strip())
         elif line.startswith(END_GUEST):
             self.ending = REACHED
             self.stop_at = t + self.end_grace_s

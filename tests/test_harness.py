@@ -763,6 +763,14 @@ class Outcomes(unittest.TestCase):
         lines[b + 1:b + 1] = ['# # Kernel panic quoted', '@@XT DMESG BUG: quoted']
         self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.PASS)
 
+    def test_unbuildable_dom0_is_fail(self):
+        # A kernel Xen cannot load (built without CONFIG_XEN): Xen panics,
+        # and its next line says the guest kernel is why.
+        w = watch(captured('console.pv-dom0-unbuildable'), qemu_rc=0)
+        self.assertEqual((w.outcome, w.status), (xt_model.Outcome.FAIL,
+                         'Xen could not build dom0 from the guest kernel: '
+                         '(XEN) Could not construct domain 0'))
+
     def test_xen_panic_is_infra(self):
         lines = captured('console.pv-ok')[:40] + ['(XEN) Panic on CPU 0:']
         self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.INFRA)
