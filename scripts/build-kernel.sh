@@ -8,7 +8,7 @@
 # option of the fragment must survive olddefconfig.
 set -euo pipefail
 
-kdir=$1 out=$2 frag=$3 cc=$4 jobs=$5
+kdir=$1 out=$(realpath -m "$2") frag=$(realpath -m "$3") cc=$4 jobs=$5
 mkdir -p "$out"
 stamp=$out/.fragment
 
