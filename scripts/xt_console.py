@@ -27,6 +27,11 @@ BEGIN_GUEST = '@@XT BEGIN-GUEST'
 # scripts/dom0-init, when the guest is a domU started by dom0.
 DOMU_START = '@@XT DOMU-START'
 DOMU_FAILED = '@@XT DOMU-FAILED'
+# dom0-init: xl create has built and started the domU.
+DOMU_CREATED = '@@XT DOMU-CREATED'
+# The stages of a domU before its kernel's first line: xl create, then
+# the domU's own start.
+DOMU_STAGES = ('domU', 'domU started')
 # dom0's watchdog: the domU's console has not grown for a while.  What
 # dom0 prints after it (xl list, the vCPUs' stacks) follows within this.
 DOMU_STALL = '@@XT DOMU-STALL'
@@ -122,8 +127,9 @@ class Watcher:
 
     def _kernel_start(self, t: float) -> None:
         """A "Linux version" line: dom0's, the guest's, or a second boot."""
-        if self.stage == 'Xen' or self.stage == 'domU':
-            self.guest_started = self.guest_started or not self.domu or self.stage == 'domU'
+        if self.stage == 'Xen' or self.stage in DOMU_STAGES:
+            self.guest_started = (self.guest_started or not self.domu or
+                                  self.stage in DOMU_STAGES)
             return
         self._end(Outcome.INFRA, 'the guest rebooted', f'its kernel started again at stage '
                   f'"{self.stage}" ({t:.0f} s) with no panic before it',
@@ -135,10 +141,12 @@ class Watcher:
         new = None
         if KERNEL_START in line and self.stage == 'Xen':
             new = 'guest kernel'
-        elif KERNEL_START in line and self.stage == 'domU':
+        elif KERNEL_START in line and self.stage in DOMU_STAGES:
             new = 'domU kernel'
         elif line.startswith(DOMU_START):
             new = 'domU'
+        elif line.startswith(DOMU_CREATED) and self.stage == 'domU':
+            new = 'domU started'
         elif line.startswith(BEGIN_GUEST):
             new = 'init'
         elif line.startswith(f'{MARK} BEGIN '):

@@ -242,6 +242,16 @@ class CapturedConsoles(unittest.TestCase):
         k = '\n'.join(xt_console.kunit_lines(lines))
         self.assertIn('ok 6 xen_timer_slop_test_xen_cpu_devices', k)
 
+    def test_domu_build_and_boot_timed_apart(self):
+        # dom0-init says when xl create is done: its time is the domU's
+        # build, the rest to the domU kernel's first line its start.
+        lines = captured('console.pvh-ok')
+        start = lines.index('@@XT DOMU-START pvh')
+        lines.insert(start + 1, '@@XT DOMU-CREATED xt1')
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual(w.status, 'ok')
+        self.assertEqual([m for m, _ in w.marks][2:5], ['domU', 'domU started', 'domU kernel'])
+
     def test_pvh_stall_is_a_hang(self):
         # The PVH domU's console stopped in cyclictest's histogram.
         w = watch(captured('console.pvh-stall'), timeout=90)
