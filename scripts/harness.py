@@ -29,13 +29,15 @@ arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
-from typing import NoReturn
+from typing import Iterator, NoReturn
 
 import xt_boot
 import xt_console
@@ -155,6 +157,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     r.add_argument('--runs', required=True)
     r.add_argument('--expect-flagged', action='store_true',
                    help='a broken kernel: succeed only if every boot was flagged')
+    r.add_argument('--host-load', default='', metavar='CPUS',
+                   help='keep the host CPUs CPUS busy while it runs (stress-ng --cpu 1)')
     args = ap.parse_args(argv)
 
     args.intervals = int_list(args.intervals, 'INTERVALS', 1, 1000000)
@@ -166,6 +170,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args.retries = int_list(args.retries, 'RETRIES', 0, 10)[0]
     args.repeat = int_list(args.runs, 'RUNS', 1, 1000)[0] if args.cmd == 'repeat' else 1
     args.expect_flagged = getattr(args, 'expect_flagged', False)
+    args.host_load = getattr(args, 'host_load', '')
+    if args.host_load and not re.fullmatch(r'\d+([-,]\d+)*', args.host_load):
+        die(f'--host-load: {args.host_load!r} is not a CPU list like 1 or 0-1')
+    if args.host_load and not shutil.which('stress-ng'):
+        die('stress-ng missing: run make deps')
     args.params_file = getattr(args, 'params_file', '')
     if args.taskset and not re.fullmatch(r'\d+([-,]\d+)*', args.taskset):
         die(f'--taskset: {args.taskset!r} is not a CPU list like 0 or 0-1')
@@ -341,8 +350,29 @@ def boot_group(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
         pending = again
 
 
+@contextlib.contextmanager
+def host_load(cpus: str) -> Iterator[None]:
+    """stress-ng keeping the host CPUs cpus busy for as long as it lasts."""
+    if not cpus:
+        yield
+        return
+    load = subprocess.Popen(['stress-ng', '--quiet', '--cpu', '1', '--taskset', cpus],
+                            stdin=subprocess.DEVNULL)
+    print(f'harness: stress-ng --cpu 1 on host CPU {cpus}', flush=True)
+    try:
+        yield
+    finally:
+        load.terminate()
+        load.wait()
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    with host_load(args.host_load):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
     configs = configs_of(args)
     args.out = os.path.abspath(args.out)
     # Each boot's console and KTAP streams go below the results, not beside.

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""ktap_check.py KUNIT_PY FILE: parse FILE with the tree's kunit.py.
+"""ktap_check.py KUNIT_PY FILE [TEST...]: parse FILE with the tree's kunit.py.
 
 FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
 "run_tests" log), the nested stream of each test is parsed as well.
-Fails unless every stream parsed with no error; prints kunit.py's
-summary line of each.
+Fails unless every stream parsed with no error, and, for each TEST given
+(the suite's: xen_timer_slop_test xen_timer_latency_test), the runner
+ran it and it ended ok (passed or skipped); prints kunit.py's summary
+line of each.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ import xt_verdict
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        sys.exit('usage: ktap_check.py KUNIT_PY FILE')
-    kunit_py, path = (os.path.abspath(a) for a in sys.argv[1:])
+    if len(sys.argv) < 3:
+        sys.exit('usage: ktap_check.py KUNIT_PY FILE [TEST...]')
+    kunit_py, path = (os.path.abspath(a) for a in sys.argv[1:3])
+    want = sys.argv[3:]
     for f in (kunit_py, path):
         if not os.path.isfile(f):
             sys.exit(f'ktap_check: {f} does not exist')
@@ -34,6 +37,12 @@ def main() -> None:
             out.write('\n'.join(t.lines) + '\n')
         streams.append((f'{os.path.basename(path)}: {test}', sub))
     bad = 0
+    ran = xt_console.kselftest_tests(lines)
+    for test in want:
+        if test not in ran or ran[test].rc == xt_console.KSFT_FAIL:
+            print(f'ktap_check: {os.path.basename(path)}: {test} '
+                  f'{"failed" if test in ran else "did not run"}')
+            bad += 1
     for name, stream in streams:
         sc = xt_verdict.ktap_parse(kunit_py, stream)
         print(f'ktap_check: {name}: kunit.py parse: {"" if sc.ok else "parse error: "}{sc.summary}')

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mutant.sh KDIR OUT NAME FRAGMENT CC JOBS
+# mutant.sh slop NAME
 #
 # Builds into OUT an x86_64 kernel whose xen_timer_slop= is broken on
-# purpose, to count how often the suite catches it ('make misses'):
+# purpose, to count how often the suite catches it ('make misses'); or
+# prints the xen_timer_slop= (ns) the mutant is booted with, one at which
+# its breakage shows:
 #
 #   ignored   the early_param handler returns at once: the parameter is
 #             accepted and has no effect (as if the early_param were gone)
@@ -12,18 +15,40 @@
 #   bypassed  min_delta_ns is right, but the vcpuop timer fires after 1 ns
 #             when the clockevents core clamped a delta up to it: the slop
 #             shows in /proc/timer_list and is not in effect
+#   doubled   min_delta_ns is right, but the vcpuop timer fires after twice
+#             the slop when the core clamped a delta up to it: short timers
+#             are held back by more than the slop allows
+#   abslate   absolute clock_nanosleep() wakes 2 ms late (kernel/time/
+#             posix-timers.c): periodic sleeps fire later than one-shot
+#             ones, which the latency test's check (b) compares them with
 #
-# arch/x86/xen/time.c of KDIR is changed only for the build, under a lock,
-# and put back (with a new mtime, so that other builds redo time.o)
-# whatever happens.
+# The file of KDIR is changed only for the build, under a lock, and put
+# back (with a new mtime, so that other builds redo its object) whatever
+# happens.
 set -euo pipefail
 
+die() { echo "mutant: $*" >&2; exit 1; }
+
+if [ "${1:-}" = slop ]; then
+	case ${2:-} in
+	# The parameter is ignored: a slop the default (1 ns) differs from.
+	ignored) echo 200000 ;;
+	# Forced to 100000 ns: another value, which the default of 6.x before
+	# 6.11 and the host's 50 us both stay below.
+	forced) echo 50000 ;;
+	# Short timers fire at once, or twice as late: a slop that the
+	# emulated platform resolves (2 ms, as boot-check's).
+	bypassed | doubled) echo 2000000 ;;
+	# Nothing to do with the slop: the default.
+	abslate) echo default ;;
+	*) die "unknown mutant '${2:-}': ignored, forced, bypassed, doubled or abslate" ;;
+	esac
+	exit 0
+fi
+[ $# = 6 ] || die "usage: mutant.sh KDIR OUT NAME FRAGMENT CC JOBS | mutant.sh slop NAME"
 kdir=$1 out=$2 name=$3 frag=$4 cc=$5 jobs=$6
 here=$(cd "$(dirname "$0")" && pwd)
-src=$kdir/arch/x86/xen/time.c
-
-die() { echo "mutant: $*" >&2; exit 1; }
-[ -f "$src" ] || die "$src missing: run 'make tree' first"
+file=arch/x86/xen/time.c
 
 case $name in
 ignored)
@@ -36,10 +61,19 @@ forced)
 bypassed)
 	expr='/^static int xen_vcpuop_set_next_event(/,/^}$/ s/^\tsingle.timeout_abs_ns = get_abs_timeout(delta);$/\tif (delta <= evt->min_delta_ns)\t\/* mutant: bypassed *\/\n\t\tdelta = 1;\n&/'
 	;;
+doubled)
+	expr='/^static int xen_vcpuop_set_next_event(/,/^}$/ s/^\tsingle.timeout_abs_ns = get_abs_timeout(delta);$/\tif (delta <= evt->min_delta_ns)\t\/* mutant: doubled *\/\n\t\tdelta = 2 * evt->min_delta_ns;\n&/'
+	;;
+abslate)
+	file=kernel/time/posix-timers.c
+	expr='/^static int common_nsleep(/,/^}$/ s/^\tktime_t texp = timespec64_to_ktime(\*rqtp);$/&\n\n\tif (flags \& TIMER_ABSTIME)\t\/* mutant: abslate *\/\n\t\ttexp = ktime_add_us(texp, 2000);/'
+	;;
 *)
-	die "unknown mutant '$name': ignored, forced or bypassed"
+	die "unknown mutant '$name': ignored, forced, bypassed, doubled or abslate"
 	;;
 esac
+src=$kdir/$file
+[ -f "$src" ] || die "$src missing: run 'make tree' first"
 
 exec 9>"$kdir/.xen_timer-mutant.lock"
 flock 9
@@ -50,5 +84,5 @@ sed "$expr" "$backup" >"$src"
 if cmp -s "$src" "$backup"; then
 	die "mutant '$name' matched nothing in $src: update scripts/mutant.sh for this tree"
 fi
-echo "== mutant $name: $(diff "$backup" "$src" | grep -c '^>') lines changed in arch/x86/xen/time.c"
+echo "== mutant $name: $(diff "$backup" "$src" | grep -c '^>') lines changed in $file"
 "$here/build-kernel.sh" "$kdir" "$out" "$frag" "$cc" "$jobs"
