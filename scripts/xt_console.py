@@ -403,6 +403,8 @@ def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: in
                     p999_us=d['p999_ns'] / 1e3, spikes=int(d.get('over', d['spikes'])))
             if 'XT_SLOP ' in line:
                 r.slop_check = kv(line)
+            if 'XT_BOUND ' in line:
+                r.bound_check = kv(line)
             if 'XT_CPU ' in line:
                 r.cpus.append(dict(re.findall(r'(\w+)=(\S+)', line)))
     for i in intervals:

@@ -136,6 +136,8 @@ class GuestSettings:
         guest += [f'xt_intervals={",".join(map(str, self.intervals))}',
                   f'xt_samples={self.samples}', f'xt_oneshot={self.oneshot}',
                   f'xt_hist_us={self.hist_us}', f'xt_rt_prio={self.rt_priority}']
+        # What the host holds a guest timer back by: Xen's timer_slop.
+        guest.append(f'xt_host_slop={XEN_DEFAULT_TIMER_SLOP_NS if c.xen_slop is None else c.xen_slop}')
         if c.params is not None:
             guest.append('xt_latency=0')
         if self.lat_opts:
@@ -215,6 +217,7 @@ class ConsoleFacts:
     streams: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     cpus: list[dict[str, str]] = dataclasses.field(default_factory=list)
     slop_check: dict[str, float] | None = None
+    bound_check: dict[str, float] | None = None
     cmdline: str | None = None
     dmesg: list[str] = dataclasses.field(default_factory=list)
 
@@ -340,6 +343,7 @@ class BootResult:
                           for i, iv in f.intervals.items()},
             'problems': f.problems, 'bad_exit': f.bad_exit, 'cpus': f.cpus,
             'min_delta_ns': f.min_delta_ns, 'slop_check': f.slop_check,
+            'bound_check': f.bound_check,
             'cmdline': f.cmdline, 'dmesg': f.dmesg,
             'ktap_parse': {n: s.summary for n, s in self.streams.items()},
             'ktap_files': {n: s.path for n, s in self.streams.items()},

@@ -29,10 +29,16 @@ def stat(lat: Latency | None, key: str) -> float | int | str | None:
     return getattr(lat, key) if lat else None
 
 
+# What the two latency columns are, in the tables' headers.
+SAME_LOOP = ('ours and cyclictest run the same loop, one after the other: compare their '
+             'medians (within 5% in one boot, RESULTS.md); under emulation an average '
+             'rests on a few samples of milliseconds')
+
+
 def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
                 accel_desc: str, out: TextIO) -> None:
     w = out.write
-    w(f'# QEMU accel: {accel_desc}\n')
+    w(f'# QEMU accel: {accel_desc}\n# {SAME_LOOP}\n')
     for r in results:
         w('\n##############################\n\n')
         w(f'# Timer Slop: {r.config.name}\n')
@@ -49,8 +55,8 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
             iv = r.facts.intervals.get(i)
             o, c = (iv.ours, iv.cyclictest) if iv else (None, None)
             w(f'\n# Interval (-i{i})          ours   cyclictest\n')
-            for key, name in (('min_us', 'Min'), ('avg_us', 'Avg'), ('max_us', 'Max'),
-                              ('p99_us', 'p99')):
+            for key, name in (('min_us', 'Min'), ('p50_us', 'Median'), ('avg_us', 'Avg'),
+                              ('max_us', 'Max'), ('p99_us', 'p99')):
                 w(f'{name + ":":<26}{fmt(stat(o, key)):>6} {fmt(stat(c, key)):>12}\n')
             w(f'{f"Spikes (over {spike_us}):":<26}{fmt(stat(o, "spikes")):>6} '
               f'{fmt(stat(c, "spikes")):>12}\n')
@@ -59,6 +65,10 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
         if s is not None:
             w(f'\n# slop check: sleeps of {s["short_ns"] / 1e3:.0f} us and {s["long_ns"] / 1e3:.0f} us,'
               f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
+        b = r.facts.bound_check
+        if b is not None:
+            w(f'# bound check: sleeps of {b["short_ns"] / 1e3:.0f} us reach a floor of '
+              f'{b["floor_ns"] / 1e3:.0f} us, at most {b["limit_ns"] / 1e3:.0f} us allowed\n')
         w('\n# verdicts\n')
         for v in r.facts.results:
             why = f' # SKIP {v.reason}' if v.reason else ''
@@ -120,16 +130,19 @@ def params_table(results: list[BootResult], kernel: str, accel: str) -> str:
 
 def summary_table(results: list[BootResult], intervals: list[int], spike_us: int,
                   accel_desc: str) -> str:
-    """One line per config and interval: the thread's numbers, ours and cyclictest's."""
-    keys = ('min_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
-    widths = (5, 5, 7, 7, 7, 6)
+    """One line per config and interval: the thread's numbers, ours and
+    cyclictest's, and the median, on which the two agree (an average rests
+    on a few samples of milliseconds under emulation)."""
+    keys = ('min_us', 'p50_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
+    widths = (5, 6, 6, 7, 7, 7, 6)
 
     def cols(d: Latency | None) -> str:
         return ''.join(f'{fmt(stat(d, k)) if d else "-":>{w}}' for k, w in zip(keys, widths))
-    names = ('min', 'avg', 'max', 'p99', f'>{spike_us}', 'n')
+    names = ('min', 'p50', 'avg', 'max', 'p99', f'>{spike_us}', 'n')
     head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
     width = max(len(r.config.name) for r in results) + 2
     lines = [f'# QEMU accel: {accel_desc}',
+             f'# {SAME_LOOP}',
              f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
              f'{"config":<{width}}{"":>7}  {head}   {head}']
     for r in results:

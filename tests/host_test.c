@@ -244,7 +244,8 @@ static void test_stats(void)
 	xt_stats(v, 1000, 900, &st);
 	CHECK(st.n == 1000 && st.min == 1 && st.max == 1000, "min/max");
 	CHECK(st.avg > 500.49 && st.avg < 500.51, "avg %f", st.avg);
-	CHECK(st.p50 == 500 && st.p99 == 990 && st.p999 == 999, "percentiles %llu %llu %llu",
+	CHECK(st.p10 == 100 && st.p50 == 500 && st.p99 == 990 && st.p999 == 999,
+	      "percentiles %llu %llu %llu %llu", (unsigned long long)st.p10,
 	      (unsigned long long)st.p50, (unsigned long long)st.p99,
 	      (unsigned long long)st.p999);
 	CHECK(st.spikes == 100, "spikes %zu", st.spikes);

@@ -299,6 +299,7 @@ void xt_stats(uint64_t *v, size_t n, uint64_t spike, struct xt_stats *st)
 			st->spikes++;
 	}
 	st->avg = (double)(sum / n);
+	st->p10 = rank(v, n, 100);
 	st->p50 = rank(v, n, 500);
 	st->p99 = rank(v, n, 990);
 	st->p999 = rank(v, n, 999);

@@ -71,7 +71,7 @@ uint64_t xt_default_slop(const char *release);
 
 struct xt_stats {
 	size_t n;
-	uint64_t min, max, p50, p99, p999;
+	uint64_t min, max, p10, p50, p99, p999;
 	double avg;
 	size_t spikes;		/* samples > spike threshold */
 };
