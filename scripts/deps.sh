@@ -15,7 +15,7 @@ set -euo pipefail
 # command, file or pkg:package, and the package that gives it
 need=(
 	"gcc gcc" "make make" "flex flex" "bison bison" "bc bc" "perl perl"
-	"python3 python3" "cpio cpio" "xz xz-utils" "patch patch" "git git"
+	"python3 python3" "cpio cpio" "xz xz-utils" "zstd zstd" "patch patch" "git git"
 	"file file" "rsync rsync" "ccache ccache" "gnuplot gnuplot-nox" "clang clang"
 	"qemu-system-x86_64 qemu-system-x86" "cyclictest rt-tests" "stress-ng stress-ng"
 	"/usr/include/libelf.h libelf-dev" "/usr/include/openssl/ssl.h libssl-dev"

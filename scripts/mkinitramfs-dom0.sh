@@ -6,7 +6,7 @@
 # The initramfs of the PV dom0 that starts the xen_timer guest as a PVH
 # or HVM domU with xl (scripts/dom0-init): busybox-static, Debian's Xen
 # 4.17 tools (xen-utils-4.17) with the libraries they load, and the
-# guest's kernel and initramfs in /guest.  With --hvm also what an HVM
+# guest's kernel (decompressed: /guest/vmlinux) and initramfs in /guest.  With --hvm also what an HVM
 # domU needs: hvmloader, SeaBIOS and the device model (qemu-system-xen's
 # QEMU, with its libraries, the option ROM of its -kernel boot and the
 # keymap it reads even without a display), 12 MB more compressed.  The
@@ -53,7 +53,10 @@ if [ -n "$hvm" ]; then
 		cp "$f" "$root$f"
 	done
 fi
-cp "$kernel" "$root/guest/kernel"
+# PV and PVH domUs boot the ELF kernel, an HVM one the bzImage (QEMU's
+# -kernel boot in the device model).
+vmlinux_of "$kernel" "$root/guest/vmlinux"
+[ -n "$hvm" ] && cp "$kernel" "$root/guest/kernel"
 # xenctx names the domU's vCPU addresses with it when its console stalls.
 smap=$(dirname "$kernel")/../../../System.map
 [ -f "$smap" ] && cp "$smap" "$root/guest/System.map"
