@@ -34,7 +34,8 @@
 # the x86_64 guest kernel (the configuration KCONFIG) is built after
 # every patch, out of tree in BISECT_O, the last patch first so that
 # ccache has it from 'make kernel' (CCACHE_BASEDIR, same relative
-# layout), then the others newest first, each an incremental build.
+# layout), then the others newest first, each an incremental build; a
+# patch that changes no kernel source needs no build of its own.
 set -euo pipefail
 
 repo=$(cd "$1" && pwd)
@@ -222,6 +223,12 @@ start=$(date +%s)
 for c in $(gg rev-list xen-timer-base..xen-timer-series); do
 	k=$((k + 1))
 	i=$((n - k + 1))
+	# A patch that changes nothing the kernel is built from (documentation,
+	# tools, MAINTAINERS) builds what the patch before it builds.
+	if ! gg diff --name-only "$c^" "$c" | grep -qvE '^(Documentation/|tools/|MAINTAINERS$)'; then
+		say "bisect [$k/$n] patch $i changes no kernel source: $(gg log -1 --format=%s "$c")"
+		continue
+	fi
 	gg checkout -q -f "$c"
 	cp "$kconfig" "$bisect/.config"
 	say "bisect [$k/$n] building after patch $i: $(gg log -1 --format=%s "$c") ($(($(date +%s) - start)) s)"
