@@ -22,18 +22,19 @@
  *     sleeps of 2 A, which neither slop touches, overshoot (the cost of a
  *     timer interrupt reaching the task: their tenth percentile, as a
  *     broken clamp also holds back those reprogrammed after an earlier
- *     event).  F is about A on a
- *     healthy guest and at least 2 A when the guest holds its timers
- *     back by 2 A or more (the old 100000 ns default coming back on a
- *     7.x kernel, a clamp gone wrong); it fails at A + 0.45 A.  The host's
+ *     event).  F is about A on a healthy guest and at least 2 A when the
+ *     guest holds its timers back by 2 A or more (the old 100000 ns
+ *     default coming back on a 7.x kernel, a clamp gone wrong); it fails
+ *     at A + 0.45 A.  The host's
  *     slop is the host's: a host that holds timers back by more than H
  *     raises both medians and fails nothing.
  *
  *     Both need the slop (S, A) to be at least 20 us, and a platform that
  *     resolves it: when the sleeps that set the reference overshoot by
- *     more than half of it (under emulation a sleep takes 150-250 us more
- *     than asked, so 100 us cannot be told from 50 us), the result is
- *     skipped, the medians in a diagnostic; (a') then still fails a floor
+ *     more than half of S (a), or the quicker tenth of the sleeps of 2 A
+ *     by more than half of A (a') (under emulation a sleep takes 150-250
+ *     us more than asked, so 100 us cannot be told from 50 us), the result
+ *     is skipped, the medians in a diagnostic; (a') then still fails a floor
  *     above its limit by more than the long sleeps' own spread (median
  *     less tenth percentile), which no healthy guest reaches.
  *
@@ -107,8 +108,14 @@
 #define XEN_TIMER_SLOP_NS	50000ULL
 /* (a), (a'): half-way between a slop in effect and one that is not */
 #define SLOP_DIFF_LIMIT_PCT	45
-/* (a), (a'): a reference sleep may overshoot by this share of it */
+/* (a): a sleep of S may overshoot by this share of S */
 #define SLOP_RESOLVE_PCT	50
+/*
+ * (a'): sleeps of 2 A may overshoot by this share of A.  Stricter: under
+ * emulation a PVH guest's overshoot is 0.5-0.8 A at A = 2 ms, a PV
+ * guest's 0.15-0.45 A (RESULTS.md), and a false failure is never retried.
+ */
+#define BOUND_RESOLVE_PCT	50
 /* SCHED_FIFO priority of the sampling thread: the thread's cyclictest -p 80 */
 #define RT_PRIORITY	80
 /*
@@ -438,7 +445,7 @@ static void check_bound(const struct opts *o, uint64_t s)
 	 * anything else is skipped.
 	 */
 	spread = ml - lo.p10;
-	if (over <= 2 * a * SLOP_RESOLVE_PCT / 100) {
+	if (over <= a * BOUND_RESOLVE_PCT / 100) {
 		ksft_test_result(floor <= (int64_t)limit, "%s\n", BOUND_NAME);
 	} else if (floor > (int64_t)(limit + spread)) {
 		ksft_print_msg(SPREAD_FMT, (unsigned long long)(spread / 1000));
@@ -446,7 +453,7 @@ static void check_bound(const struct opts *o, uint64_t s)
 	} else {
 		ksft_print_msg(UNRESOLVED_FMT, (unsigned long long)(lo.p10 / 1000),
 			       (unsigned long long)(2 * a / 1000),
-			       (unsigned long long)(SLOP_RESOLVE_PCT * 2 * a / 100000));
+			       (unsigned long long)(BOUND_RESOLVE_PCT * a / 100000));
 		xt_test_skip(BOUND_NAME, SLOP_SKIP);
 	}
 }
