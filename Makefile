@@ -340,11 +340,13 @@ backports:
 # other), which are niced: its guests sleep most of the time and leave
 # QEMU's CPU to the builds, which leave it to QEMU when it needs it.  The
 # run-only targets have no prerequisites, so that no two makes build one
-# tree at once.
+# tree at once.  Their lines interleave as they come (each says what it is
+# of: "[3/8] PV ...", "== patches 6.12: ...", "== kunit: Linux 6.1 ..."):
+# --output-sync would hold each command's lines until it ended.
 NICE :=
 check: host-tests checkpatch selftest kunit kunit-x86 xen initramfs boot-dom0-initramfs \
 	$(if $(filter 7.3,$(KVER)),deps-backports)
-	@$(MAKE) --no-print-directory -j2 --output-sync=line NICE="nice -n 19" check-last
+	@$(MAKE) --no-print-directory -j2 NICE="nice -n 19" check-last
 	@echo "== make check: Linux $(KVER), all passed"
 
 .PHONY: check-last boot-check-run series-check-run deps-backports
