@@ -175,33 +175,28 @@ static int xts_fake_set_oneshot(struct clock_event_device *evt)
 	return 0;
 }
 
-/* Both templates of arch/x86/xen/time.c, as far as the slop is concerned */
-static const struct clock_event_device xts_timerop_template = {
-	.name			= "xen",
-	.features		= CLOCK_EVT_FEAT_ONESHOT,
-	.max_delta_ns		= XTS_MAX,
-	.max_delta_ticks	= XTS_MAX,
-	.min_delta_ns		= XEN_TIMER_SLOP_DEFAULT_NS,
-	.min_delta_ticks	= XEN_TIMER_SLOP_DEFAULT_NS,
-	.mult			= 1,
-	.shift			= 0,
-	.rating			= 500,
-	.set_next_event		= xts_fake_set_next_event,
-};
+/*
+ * Both templates of arch/x86/xen/time.c, as far as the slop is concerned;
+ * the vcpuop one also has set_state_oneshot.
+ */
+#define XTS_TEMPLATE(...)						\
+	{								\
+		.name			= "xen",			\
+		.features		= CLOCK_EVT_FEAT_ONESHOT,	\
+		.max_delta_ns		= XTS_MAX,			\
+		.max_delta_ticks	= XTS_MAX,			\
+		.min_delta_ns		= XEN_TIMER_SLOP_DEFAULT_NS,	\
+		.min_delta_ticks	= XEN_TIMER_SLOP_DEFAULT_NS,	\
+		.mult			= 1,				\
+		.shift			= 0,				\
+		.rating			= 500,				\
+		.set_next_event		= xts_fake_set_next_event,	\
+		__VA_ARGS__						\
+	}
 
-static const struct clock_event_device xts_vcpuop_template = {
-	.name			= "xen",
-	.features		= CLOCK_EVT_FEAT_ONESHOT,
-	.max_delta_ns		= XTS_MAX,
-	.max_delta_ticks	= XTS_MAX,
-	.min_delta_ns		= XEN_TIMER_SLOP_DEFAULT_NS,
-	.min_delta_ticks	= XEN_TIMER_SLOP_DEFAULT_NS,
-	.mult			= 1,
-	.shift			= 0,
-	.rating			= 500,
-	.set_state_oneshot	= xts_fake_set_oneshot,
-	.set_next_event		= xts_fake_set_next_event,
-};
+static const struct clock_event_device xts_timerop_template = XTS_TEMPLATE();
+static const struct clock_event_device xts_vcpuop_template =
+	XTS_TEMPLATE(.set_state_oneshot = xts_fake_set_oneshot);
 
 static const u64 xts_slops[] = { 0, 1, 5000, 100000, 204800, XTS_MAX };
 
