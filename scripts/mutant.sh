@@ -18,9 +18,10 @@
 #   doubled   min_delta_ns is right, but the vcpuop timer fires after twice
 #             the slop when the core clamped a delta up to it: short timers
 #             are held back by more than the slop allows
-#   abslate   absolute clock_nanosleep() wakes 2 ms late (kernel/time/
-#             posix-timers.c): periodic sleeps fire later than one-shot
-#             ones, which the latency test's check (b) compares them with
+#   abslate   absolute clock_nanosleep() of CLOCK_MONOTONIC wakes 2 ms
+#             late (common_nsleep_timens() in kernel/time/posix-timers.c;
+#             common_nsleep() is CLOCK_REALTIME's): periodic sleeps fire
+#             later than one-shot ones, which check (b) compares them with
 #
 # The file of KDIR is changed only for the build, under a lock, and put
 # back (with a new mtime, so that other builds redo its object) whatever
@@ -66,7 +67,7 @@ doubled)
 	;;
 abslate)
 	file=kernel/time/posix-timers.c
-	expr='/^static int common_nsleep(/,/^}$/ s/^\tktime_t texp = timespec64_to_ktime(\*rqtp);$/&\n\n\tif (flags \& TIMER_ABSTIME)\t\/* mutant: abslate *\/\n\t\ttexp = ktime_add_us(texp, 2000);/'
+	expr='/^static int common_nsleep_timens(/,/^}$/ s/^\tktime_t texp = timespec64_to_ktime(\*rqtp);$/&\n\n\tif (flags \& TIMER_ABSTIME)\t\/* mutant: abslate *\/\n\t\ttexp = ktime_add_us(texp, 2000);/'
 	;;
 *)
 	die "unknown mutant '$name': ignored, forced, bypassed, doubled or abslate"
