@@ -286,7 +286,7 @@ patches-take:
 # false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;
 # misses: each scripts/mutant.sh kernel, whose slop is not in effect.
 RUNS    ?= 20
-MUTANTS ?= ignored forced bypassed doubled
+MUTANTS ?= ignored forced bypassed doubled abslate
 REL_HARNESS = $(PYTHON) scripts/harness.py repeat $(BOOT_OPTS) --runs $(RUNS) \
 	$(call harness_opt,--retries,$(RETRIES))
 
