@@ -62,6 +62,12 @@ DOM0_GONE_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown|crashed)|'
 # After an emulator fault in a domU: dom0's watchdog says within 5 s that
 # the domU is gone, and why (xl's shutdown reason).
 DOMU_END_GRACE_S = 8.0
+# A domU that asked Xen to power it off before its end marker halted
+# itself: its kernel's doing (a panic before its console, as memparse(NULL)
+# of a bare xen_timer_slop in a kernel without the series), as a PV dom0's
+# "Hardware Dom0 halted" is.  A reboot (a triple fault) or a crash stays
+# INFRA.
+DOMU_POWEROFF = 'xl: shutdown reason poweroff'
 # A kernel starting while one already runs: the guest rebooted (a triple
 # fault under Xen 4.17's default on_reboot, or a reset).
 KERNEL_START = 'Linux version'
@@ -184,6 +190,9 @@ class Watcher:
         elif line.startswith(DOMU_STALL):
             self._end(Outcome.FAIL, 'the domU console stalled',
                       line[len(DOMU_STALL):].strip(), t, DOMU_STALL_GRACE_S)
+        elif line.startswith(DOMU_DIED) and DOMU_POWEROFF in line:
+            self._end(Outcome.FAIL, 'the domU powered itself off before its end marker',
+                      line[len(DOMU_DIED):].strip(), t, self.fail_grace_s)
         elif line.startswith(DOMU_DIED):
             self._end(Outcome.INFRA, 'the domU ended before its end marker with no guest '
                       'panic', line[len(DOMU_DIED):].strip(), t, self.fail_grace_s)

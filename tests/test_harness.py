@@ -726,6 +726,15 @@ class Outcomes(unittest.TestCase):
         self.assertIn('@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
                       'reason reboot (a triple fault, or the guest reset itself)', w.lines)
 
+    def test_captured_domu_poweroff_is_fail(self):
+        # Debian's 7.3.4 as a PV domU with a bare xen_timer_slop: memparse(NULL)
+        # halts it before its first console line, and xl says poweroff.
+        w = watch(captured('console.pv-domu-poweroff-memparse-null'), qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.status, 'the domU powered itself off before its end marker: '
+                                   'the domU is gone before its end marker: xl: shutdown '
+                                   'reason poweroff')
+
     def test_captured_domu_panic_is_fail(self):
         # Our 7.3 kernel as a PV domU with init=/bogus (printk timestamps):
         # the kernel's fault, whatever dom0 says after it.
