@@ -323,7 +323,7 @@ checkpatch: tree
 # git am onto the pristine base.  make check runs it; the build after
 # every mainline patch is series-bisect's, which CI runs after make check
 # (.ci/run): a full x86_64 build of its own and one per patch, 6-7 min
-# here, which would hold make check over half an hour on two cores.
+# more of make check here, on two cores (RESULTS.md).
 define series_check
 	@for v in $(BACKPORT_KVERS); do scripts/deps.sh $$v || exit 1; done
 	@for v in $(SERIES_KVERS); do $(NICE) scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done

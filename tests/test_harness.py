@@ -308,6 +308,11 @@ class SharedConstants(unittest.TestCase):
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)), xt_console.CYCLICTEST_RT_PRIORITY)
 
+    def test_poweroff_reason(self):
+        # The words of dom0-init's poweroff reason, which the harness reads.
+        with open(os.path.join(HERE, '..', 'scripts', 'dom0-init')) as f:
+            self.assertIn(f'0) echo "{xt_console.DOMU_POWEROFF}" ;;', f.read())
+
     def test_guest_init_is_told_everything(self):
         # guest-init has no defaults: each xt_ setting it requires, the
         # harness gives.
