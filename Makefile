@@ -198,7 +198,7 @@ selftest: tree
 		O=$(OUT)/kselftest/host run_tests >$(OUT)/selftest.log 2>&1; \
 		rc=$$?; cat $(OUT)/selftest.log; \
 		[ $$rc = 0 ] && $(PYTHON) scripts/ktap_check.py $(KUNIT_PY) $(OUT)/selftest.log \
-			xen_timer_slop_test xen_timer_latency_test && \
+			xen_timer_slop_test xen_timer_program_test xen_timer_latency_test && \
 		$(PYTHON) scripts/xt_lkft.py check $(OUT)/selftest.log
 
 ksft-install: tree

@@ -213,7 +213,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                lat_opts=args.lat_opts, guest_args=args.guest_args)
     args.check = CheckSettings(intervals=tuple(args.intervals), spike_us=args.spike_us,
                                tests=(xt_console.SLOP_TEST,) if args.cmd == 'edge' else
-                               (xt_console.SLOP_TEST, xt_console.LATENCY_TEST),
+                               (xt_console.SLOP_TEST, xt_console.PROGRAM_TEST,
+                                xt_console.LATENCY_TEST),
                                kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
                                kunit_min=args.kunit_min)
     return args

@@ -5,7 +5,7 @@
 FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
 "run_tests" log), the nested stream of each test is parsed as well.
 Fails unless every stream parsed with no error, and, for each TEST given
-(the suite's: xen_timer_slop_test xen_timer_latency_test), the runner
+(the suite's: xen_timer_slop_test xen_timer_program_test xen_timer_latency_test), the runner
 ran it and it ended ok (passed or skipped); prints kunit.py's summary
 line of each.
 """

@@ -19,7 +19,9 @@ import dataclasses
 import re
 from typing import Callable
 
-from xt_model import REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency, Outcome, Status
+from xt_model import PROGRAM_TEST as PROGRAM_TEST
+from xt_model import (REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency,
+                      Outcome, Status)
 
 MARK = '@@XT'
 END_GUEST = '@@XT END-GUEST'
@@ -377,7 +379,7 @@ def kunit_lines(lines: list[str], raw: bool = False) -> list[str]:
 
 
 def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: int,
-          tests: tuple[str, ...] = (SLOP_TEST, LATENCY_TEST)) -> ConsoleFacts:
+          tests: tuple[str, ...] = (SLOP_TEST, PROGRAM_TEST, LATENCY_TEST)) -> ConsoleFacts:
     """What a finished console says (xt_model.ConsoleFacts)."""
     r = ConsoleFacts()
     b = blocks(lines)
@@ -410,10 +412,10 @@ def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: in
                     avg_us=d['avg_ns'] / 1e3, max_us=d['max_ns'] / 1e3,
                     p50_us=d['p50_ns'] / 1e3, p99_us=d['p99_ns'] / 1e3,
                     p999_us=d['p999_ns'] / 1e3, spikes=int(d.get('over', d['spikes'])))
-            if 'XT_SLOP ' in line:
-                r.slop_check = kv(line)
-            if 'XT_BOUND ' in line:
-                r.bound_check = kv(line)
+            if 'XT_PROG ' in line:
+                r.prog_check = kv(line)
+            if 'XT_NOISE ' in line:
+                r.noise.append(line[line.index('XT_NOISE '):])
             if 'XT_CPU ' in line:
                 r.cpus.append(dict(re.findall(r'(\w+)=(\S+)', line)))
     for i in intervals:

@@ -61,14 +61,15 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
             w(f'{f"Spikes (over {spike_us}):":<26}{fmt(stat(o, "spikes")):>6} '
               f'{fmt(stat(c, "spikes")):>12}\n')
             w(f'{"Samples:":<26}{fmt(stat(o, "samples")):>6} {fmt(stat(c, "samples")):>12}\n')
-        s = r.facts.slop_check
-        if s is not None:
-            w(f'\n# slop check: sleeps of {s["short_ns"] / 1e3:.0f} us and {s["long_ns"] / 1e3:.0f} us,'
-              f' medians {s["short_p50_ns"] / 1e3:.0f} and {s["long_p50_ns"] / 1e3:.0f} us\n')
-        b = r.facts.bound_check
-        if b is not None:
-            w(f'# bound check: sleeps of {b["short_ns"] / 1e3:.0f} us reach a floor of '
-              f'{b["floor_ns"] / 1e3:.0f} us, at most {b["limit_ns"] / 1e3:.0f} us allowed\n')
+        p = r.facts.prog_check
+        if p is not None:
+            w(f'\n# Xen timer programs: {p["calls"]:.0f} calls, smallest delta '
+              f'{p["min_delta_ns"]:.0f} ns; {p["short"]:.0f} requests below the slop, '
+              f'{p["short_not_slop"]:.0f} handed another; {p["pending"]:.0f} met a forced '
+              f'event pending, {p["pending_called"]:.0f} called the device; '
+              f'{p["early"]:.0f} of {p["fires"]:.0f} fires early\n')
+        for n in r.facts.noise:
+            w(f'# {n}\n')
         w('\n# verdicts\n')
         for v in r.facts.results:
             why = f' # SKIP {v.reason}' if v.reason else ''

@@ -276,6 +276,202 @@ static void test_options(void)
 	CHECK(xt_parse_u64("", 0, 100, &x) == -1, "u64 empty");
 }
 
+/*
+ * A Xen clockevent as a kernel drives it, for xt_prog_check(): @kslop the
+ * kernel's min_delta, @core its clockevents core, @fire_mult how many
+ * times the slop the device asks Xen for after a short request (0: 1 ns,
+ * the bypassed mutant; 2: the doubled one), @lat the platform's latency.
+ * The workload of xen_timer_program_test: short sleeps, sleeps of 2 S,
+ * pairs of requests S / 4 apart, the second one earlier.
+ */
+struct sim {
+	struct xt_event ev[4096];
+	size_t n;
+	uint64_t now, deadline, kslop, lat;
+	bool pending;
+	enum xt_core core;
+	int fire_mult;
+};
+
+static void sim_ev(struct sim *s, enum xt_ev_type type, int64_t expires, uint64_t delta)
+{
+	struct xt_event *e = &s->ev[s->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->ts = s->now / 1000 * 1000;	/* the trace's microseconds */
+	e->expires = expires;
+	e->force = true;
+	e->delta = delta;
+	s->now += 3000;
+}
+
+/* clockevents_program_event() of an expiry @delta ahead, and the device */
+static void sim_prog(struct sim *s, int64_t delta)
+{
+	uint64_t t = s->now;
+
+	sim_ev(s, XT_EV_PROG, (int64_t)t + delta, 0);
+	if (delta > (int64_t)s->kslop) {
+		sim_ev(s, XT_EV_NEXT, 0, delta - 3000);
+		s->deadline = t + delta;
+		s->pending = false;
+		return;
+	}
+	if (s->core == XT_CORE_FORCED && s->pending)
+		return;
+	sim_ev(s, XT_EV_NEXT, 0, s->kslop);
+	s->deadline = t + (s->fire_mult ? s->fire_mult * s->kslop : 1);
+	s->pending = true;
+}
+
+/* The device fires; the interrupt arms the tick, 4 ms on, which fires too. */
+static void sim_fire(struct sim *s)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (s->now < s->deadline)
+			s->now = s->deadline;
+		s->now += s->lat;
+		sim_ev(s, XT_EV_FIRE, 0, 0);
+		s->pending = false;
+		sim_prog(s, 4000000);
+	}
+	s->now += 20000;
+}
+
+static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_mult,
+		    uint64_t slop)
+{
+	int64_t sleep = slop >= 10000 ? (int64_t)slop / 10 : -1000;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->now = 1000000000ULL;
+	s->kslop = kslop;
+	s->core = core;
+	s->fire_mult = fire_mult;
+	s->lat = 60000;
+	for (i = 0; i < 40; i++) {		/* sleeps of S / 10 */
+		sim_prog(s, sleep);
+		sim_fire(s);
+	}
+	for (i = 0; i < 10; i++) {		/* sleeps of 2 S */
+		sim_prog(s, 2 * slop);
+		sim_fire(s);
+	}
+	for (i = 0; i < 40; i++) {		/* pairs */
+		sim_prog(s, slop >= 10000 ? (int64_t)slop / 2 : -1000);
+		s->now += slop / 4;
+		sim_prog(s, slop >= 10000 ? (int64_t)slop / 8 : -2000);
+		sim_fire(s);
+	}
+}
+
+/* The same trace without the device's calls, as a kernel that forbids their probe gives it */
+static void sim_strip_calls(struct sim *s)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].type != XT_EV_NEXT)
+			s->ev[k++] = s->ev[i];
+	s->n = k;
+}
+
+static void test_prog_check(void)
+{
+	static const char *const lines[] = {
+		"   xen_timer_progr-97      [001] d..1.    12.345678: xt_prog: (clockevents_program_event+0x0/0x170) expires=12345999000 force=1\n",
+		"   xen_timer_progr-97      [001] d..1.    12.345680: xt_next: (xen_vcpuop_set_next_event+0x0/0x90) delta=2000000\n",
+		"          <idle>-0       [001] d.h1.    12.347700: xt_fire: (hrtimer_interrupt+0x0/0x30)\n",
+		"          <idle>-0       [001] d..1.    12.347800: xt_state_down: (xen_vcpuop_shutdown+0x0/0x60)\n",
+	};
+	/* calls, fires: whether the trace with the device's calls passes; fires alone */
+	static const struct {
+		const char *what;
+		uint64_t kslop, slop;
+		enum xt_core kcore, core;
+		int fire_mult;
+		bool calls, fires, fires_alone;
+	} c[] = {
+		{ "7.x, 2 ms", 2000000, 2000000, XT_CORE_FORCED, XT_CORE_FORCED, 1, 1, 1, 1 },
+		{ "6.x, 2 ms", 2000000, 2000000, XT_CORE_CLAMPED, XT_CORE_CLAMPED, 1, 1, 1, 1 },
+		{ "7.x, 1 ns", 1, 1, XT_CORE_FORCED, XT_CORE_FORCED, 1, 1, 1, 1 },
+		{ "6.x, 100 us", 100000, 100000, XT_CORE_CLAMPED, XT_CORE_CLAMPED, 1, 1, 1, 1 },
+		{ "6.x under 7.x's promise", 2000000, 2000000, XT_CORE_CLAMPED, XT_CORE_FORCED, 1, 0, 0, 0 },
+		{ "7.x under 6.x's promise", 2000000, 2000000, XT_CORE_FORCED, XT_CORE_CLAMPED, 1, 0, 0, 0 },
+		{ "6.x 1 ns under 7.x's", 1, 1, XT_CORE_CLAMPED, XT_CORE_FORCED, 1, 0, 1, 1 },
+		{ "ignored (kernel 1, asked 200 us)", 1, 200000, XT_CORE_FORCED, XT_CORE_FORCED, 1, 0, 0, 0 },
+		{ "forced (kernel 100 us, asked 50 us)", 100000, 50000, XT_CORE_FORCED, XT_CORE_FORCED, 1, 0, 1, 1 },
+		{ "bypassed", 2000000, 2000000, XT_CORE_FORCED, XT_CORE_FORCED, 0, 1, 0, 0 },
+		{ "doubled", 2000000, 2000000, XT_CORE_FORCED, XT_CORE_FORCED, 2, 1, 0, 0 },
+		{ "doubled, 6.x", 2000000, 2000000, XT_CORE_CLAMPED, XT_CORE_CLAMPED, 2, 1, 0, 0 },
+	};
+	static struct sim s;
+	struct xt_prog_verdict v;
+	struct xt_event e;
+	size_t i;
+
+	CHECK(xt_parse_trace_line(lines[0], &e) == 1 && e.type == XT_EV_PROG &&
+	      e.ts == 12345678000ULL && e.expires == 12345999000LL && e.force, "xt_prog line");
+	CHECK(xt_parse_trace_line(lines[1], &e) == 1 && e.type == XT_EV_NEXT &&
+	      e.delta == 2000000, "xt_next line");
+	CHECK(xt_parse_trace_line(lines[2], &e) == 1 && e.type == XT_EV_FIRE &&
+	      e.ts == 12347700000ULL, "xt_fire line");
+	CHECK(xt_parse_trace_line(lines[3], &e) == 1 && e.type == XT_EV_STATE, "xt_state line");
+	CHECK(xt_parse_trace_line("# tracer: nop\n", &e) == 0, "comment");
+	CHECK(xt_parse_trace_line("  x-1 [000] 1.000001: xt_next: (f) delta=\n", &e) == -1,
+	      "no delta");
+	CHECK(xt_core_of("7.3.4+deb13-amd64") == XT_CORE_FORCED, "7.3 forced");
+	CHECK(xt_core_of("7.0.0") == XT_CORE_FORCED, "7.0 forced");
+	CHECK(xt_core_of("6.12.118-amd64") == XT_CORE_CLAMPED, "6.12 clamped");
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sim_run(&s, c[i].kslop, c[i].kcore, c[i].fire_mult, c[i].slop);
+		xt_prog_check(s.ev, s.n, c[i].slop, c[i].core, 50000, &v);
+		CHECK(v.short_reqs && v.judged_fires, "%s: nothing judged", c[i].what);
+		CHECK((v.calls_ok && v.fires_ok) == (c[i].calls && c[i].fires),
+		      "%s: calls %d (min %llu, other %zu, pending called %zu, lost %zu), fires %d (early %zu, quickest %llu of %llu, pair %llu of %llu%s)",
+		      c[i].what, v.calls_ok, (unsigned long long)v.min_delta, v.short_not_slop,
+		      v.pending_called, v.lost, v.fires_ok, v.early_fires,
+		      (unsigned long long)v.forced_min, (unsigned long long)v.upper_limit,
+		      (unsigned long long)v.pair_min, (unsigned long long)v.pair_limit,
+		      v.upper_judged ? "" : ", not judged");
+		sim_strip_calls(&s);
+		xt_prog_check(s.ev, s.n, c[i].slop, c[i].core, 50000, &v);
+		CHECK(!v.nexts && v.calls_ok && v.fires_ok == c[i].fires_alone,
+		      "%s, fires alone: %d (early %zu by %llu, quickest %llu of %llu, pair %llu of %llu over %zu%s)",
+		      c[i].what, v.fires_ok, v.early_fires, (unsigned long long)v.early_by,
+		      (unsigned long long)v.forced_min, (unsigned long long)v.upper_limit,
+		      (unsigned long long)v.pair_min, (unsigned long long)v.pair_limit,
+		      v.pair_fires, v.upper_judged ? "" : ", not judged");
+	}
+	xt_prog_check(s.ev, 0, 2000000, XT_CORE_FORCED, 50000, &v);
+	CHECK(!v.short_reqs && !v.judged_fires && v.calls_ok && v.fires_ok,
+	      "no events: nothing judged");
+	{
+		/*
+		 * A fire before the trace's first known deadline tells
+		 * nothing; after a fire, a short request's deadline is S on.
+		 */
+		struct xt_event t[] = {
+			{ .type = XT_EV_PROG, .ts = 1000000, .expires = 1000000, .force = 1 },
+			{ .type = XT_EV_FIRE, .ts = 1010000 },
+			{ .type = XT_EV_PROG, .ts = 1020000, .expires = 1020000, .force = 1 },
+			{ .type = XT_EV_FIRE, .ts = 1030000 },
+		};
+
+		xt_prog_check(t, 2, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(!v.early_fires && !v.judged_fires, "first fire of the trace judged");
+		xt_prog_check(t, 4, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires == 1 && v.first_bad == 3 && !v.fires_ok,
+		      "early fire after a known deadline: %zu, first bad %zu", v.early_fires,
+		      v.first_bad);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -289,6 +485,7 @@ int main(int argc, char **argv)
 	test_timer_list(argv[1]);
 	test_stats();
 	test_options();
+	test_prog_check();
 	printf("host_test: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

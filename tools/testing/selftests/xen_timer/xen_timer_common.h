@@ -49,6 +49,13 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 		exit(KSFT_SKIP);				\
 	} while (0)
 
+/*
+ * The one SKIP reason of a check that this platform could not resolve in
+ * this run (the measured noise is in the diagnostics before it): the
+ * platform's, not the kernel's; a harness may boot again.
+ */
+#define XT_PLATFORM_SKIP	"platform could not resolve it in this run\n"
+
 /* Longest result name, NUL included */
 #define XT_NAME_LEN	32
 

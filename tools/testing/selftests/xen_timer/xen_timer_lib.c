@@ -10,6 +10,10 @@
 
 #include "xen_timer_lib.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 static const char suffixes[] = "KMGTPE";
 
 static int digit_val(char c)
@@ -345,4 +349,278 @@ int xt_parse_u64_list(const char *s, uint64_t *out, int max, uint64_t lo,
 			return n;
 		s = c + 1;
 	}
+}
+
+int xt_parse_trace_line(const char *line, struct xt_event *ev)
+{
+	static const struct {
+		const char *name;
+		enum xt_ev_type type;
+	} names[] = {
+		{ ": xt_prog: ", XT_EV_PROG }, { ": xt_next: ", XT_EV_NEXT },
+		{ ": xt_fire: ", XT_EV_FIRE }, { ": xt_state", XT_EV_STATE },
+	};
+	unsigned long long sec, usec, v;
+	const char *at = NULL, *p;
+	long long s;
+	size_t i;
+
+	if (line[0] == '#')
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(names) && !at; i++)
+		at = strstr(line, names[i].name);
+	if (!at)
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = names[i - 1].type;
+	/* the time stamp, "SECONDS.MICROSECONDS", ends where the name starts */
+	for (p = at; p > line && p[-1] != ' '; p--)
+		;
+	if (sscanf(p, "%llu.%6llu", &sec, &usec) != 2)
+		return -1;
+	ev->ts = sec * 1000000000ULL + usec * 1000;
+	switch (ev->type) {
+	case XT_EV_PROG:
+		p = strstr(at, " expires=");
+		if (!p || sscanf(p, " expires=%lld", &s) != 1)
+			return -1;
+		ev->expires = s;
+		p = strstr(at, " force=");
+		if (!p || sscanf(p, " force=%llu", &v) != 1)
+			return -1;
+		ev->force = v != 0;
+		break;
+	case XT_EV_NEXT:
+		p = strstr(at, " delta=");
+		if (!p || sscanf(p, " delta=%llu", &v) != 1)
+			return -1;
+		ev->delta = v;
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+enum xt_core xt_core_of(const char *release)
+{
+	return strtoul(release, NULL, 10) >= 7 ? XT_CORE_FORCED : XT_CORE_CLAMPED;
+}
+
+const char *xt_core_name(enum xt_core core)
+{
+	return core == XT_CORE_FORCED ?
+		"forced: min_delta_ticks once, nothing while pending (d6e152d905bd, v7.0)" :
+		"clamped: every short delta up to min_delta_ns (before v7.0)";
+}
+
+/* A timer interrupt may come this much before the deadline: trace rounding */
+#define XT_FIRE_TOL_NS		2000ULL
+/* A request this far above S may still be below it when the core reads the time */
+#define XT_AMBIGUOUS_NS		50000ULL
+
+struct xt_prog_state {
+	bool known;		/* the deadline below is the device's */
+	bool armed;		/* a deadline is outstanding */
+	bool forced;		/* it is a forced event (a short request's) */
+	bool met;		/* a short request met it pending */
+	bool pending;		/* the core's next_event_forced, as far as known */
+	uint64_t deadline;	/* no fire before this */
+	uint64_t start;		/* when the forced event began */
+	/* the last request, until its device call or the next event */
+	bool open, open_short, open_pending;
+};
+
+static void violation(struct xt_prog_verdict *v, size_t i)
+{
+	if (i < v->first_bad)
+		v->first_bad = i;
+}
+
+/* The open request got no device call (only judged where calls are traced) */
+static void close_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
+			  enum xt_core core, bool calls, size_t i)
+{
+	if (calls && st->open && st->open_short && st->known &&
+	    (core == XT_CORE_CLAMPED || !st->open_pending)) {
+		v->lost++;
+		violation(v, i);
+	}
+	st->open = false;
+}
+
+static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
+		       const struct xt_event *e, uint64_t slop, enum xt_core core)
+{
+	int64_t est = e->expires - (int64_t)e->ts;
+
+	v->requests++;
+	st->open = true;
+	st->open_short = false;
+	if (!e->force && est <= 0)
+		return;		/* -ETIME: the device is not touched */
+	/*
+	 * A deadline already due when the device is armed again may have
+	 * raised its interrupt: the next fire tells nothing.
+	 */
+	if (st->armed && st->deadline <= e->ts + XT_FIRE_TOL_NS)
+		st->known = false;
+	if (est < (int64_t)slop) {
+		/* the trace's time is at most the core's: below S for sure */
+		v->short_reqs++;
+		st->open_short = true;
+		st->open_pending = st->pending;
+		if (st->open_pending) {
+			v->pending_reqs++;
+			st->met = true;
+			if (core == XT_CORE_FORCED)
+				return;		/* nothing while pending */
+		}
+		st->armed = st->forced = st->pending = true;
+		st->deadline = e->ts + slop;
+		st->start = st->open_pending ? st->start : e->ts;
+		if (!st->open_pending)
+			st->met = false;
+		return;
+	}
+	if (est < (int64_t)(slop + XT_AMBIGUOUS_NS)) {
+		/* below S or not, the core alone knows */
+		st->known = st->pending = false;
+		return;
+	}
+	st->armed = true;
+	st->forced = st->met = st->pending = false;
+	st->deadline = e->expires;
+}
+
+static void on_call(struct xt_prog_state *st, struct xt_prog_verdict *v,
+		    const struct xt_event *e, uint64_t slop, enum xt_core core, size_t i)
+{
+	v->nexts++;
+	if (e->delta < v->min_delta)
+		v->min_delta = e->delta;
+	if (e->delta < slop) {
+		v->below_slop++;
+		v->bad_delta = e->delta;
+		violation(v, i);
+	}
+	if (st->open && st->open_short) {
+		if (e->delta != slop) {
+			v->short_not_slop++;
+			v->bad_delta = e->delta;
+			violation(v, i);
+		}
+		if (st->open_pending) {
+			v->pending_called++;
+			if (core == XT_CORE_FORCED)
+				violation(v, i);
+		}
+	}
+	st->open = false;
+}
+
+static void on_fire(struct xt_prog_state *st, struct xt_prog_verdict *v,
+		    const struct xt_event *e, uint64_t *lat, size_t i)
+{
+	uint64_t d;
+
+	v->fires++;
+	if (st->known && st->armed) {
+		v->judged_fires++;
+		if (e->ts + XT_FIRE_TOL_NS < st->deadline) {
+			v->early_fires++;
+			if (st->deadline - e->ts > v->early_by)
+				v->early_by = st->deadline - e->ts;
+			violation(v, i);
+		}
+		if (st->forced) {
+			d = e->ts - st->start;
+			v->forced_fires++;
+			if (d < v->forced_min)
+				v->forced_min = d;
+			if (st->met) {
+				v->pair_fires++;
+				if (d < v->pair_min)
+					v->pair_min = d;
+			}
+		} else {
+			lat[v->normal_fires++] = e->ts > st->deadline ? e->ts - st->deadline : 0;
+		}
+	}
+	st->known = true;
+	st->armed = st->forced = st->met = st->pending = false;
+}
+
+void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
+		   enum xt_core core, uint64_t host_slop,
+		   struct xt_prog_verdict *v)
+{
+	uint64_t *lat = calloc(n + 1, sizeof(*lat));
+	struct xt_prog_state st = { 0 };
+	struct xt_stats ls;
+	bool calls = false;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->first_bad = n;
+	v->min_delta = v->forced_min = v->pair_min = UINT64_MAX;
+	if (!lat)
+		return;
+	for (i = 0; i < n; i++)
+		calls |= ev[i].type == XT_EV_NEXT;
+	for (i = 0; i < n; i++) {
+		const struct xt_event *e = &ev[i];
+
+		switch (e->type) {
+		case XT_EV_PROG:
+			close_request(&st, v, core, calls, i);
+			on_request(&st, v, e, slop, core);
+			break;
+		case XT_EV_NEXT:
+			on_call(&st, v, e, slop, core, i);
+			break;
+		case XT_EV_FIRE:
+			close_request(&st, v, core, calls, i);
+			on_fire(&st, v, e, lat, i);
+			break;
+		case XT_EV_STATE:
+			close_request(&st, v, core, calls, i);
+			st.known = true;
+			st.armed = st.forced = st.met = st.pending = false;
+			break;
+		}
+	}
+	close_request(&st, v, core, calls, n);
+	if (v->min_delta == UINT64_MAX)
+		v->min_delta = 0;
+	if (v->normal_fires) {
+		xt_stats(lat, v->normal_fires, UINT64_MAX, &ls);
+		v->normal_lat_p10 = ls.p10;
+	}
+	free(lat);
+
+	v->calls_ok = !v->below_slop && !v->short_not_slop && !v->lost &&
+		      (core == XT_CORE_CLAMPED || !v->pending_called);
+	/*
+	 * How late: where S is above twice the host's timer_slop and the
+	 * platform's own latency is known, the quickest forced event fires
+	 * within S / 2 past S and that latency (twice the slop fails); in
+	 * the forced core, one a request met pending within S / 8 (the
+	 * workload's second request comes S / 4 after the first: a core
+	 * that armed the device again fires S / 4 later).
+	 */
+	v->upper_judged = slop >= 2 * host_slop && slop >= XT_MIN_JUDGED_SLOP_NS &&
+			  v->forced_fires >= 5 && v->normal_fires >= 5;
+	v->upper_limit = slop + slop / 2 + v->normal_lat_p10;
+	v->pair_limit = slop + slop / 8 + v->normal_lat_p10;
+	v->fires_ok = !v->early_fires;
+	if (v->upper_judged) {
+		v->fires_ok &= v->forced_min <= v->upper_limit;
+		if (core == XT_CORE_FORCED && v->pair_fires >= 3)
+			v->fires_ok &= v->pair_min <= v->pair_limit;
+	}
+	if (v->forced_min == UINT64_MAX)
+		v->forced_min = 0;
+	if (v->pair_min == UINT64_MAX)
+		v->pair_min = 0;
 }
