@@ -147,6 +147,11 @@ def captured(name):
         return f.read().splitlines()
 
 
+def domu_start(lines):
+    """Where dom0-init starts the (first) PVH domU of a captured console."""
+    return next(k for k, line in enumerate(lines) if line.startswith('@@XT DOMU-START pvh'))
+
+
 def watch(lines, **finish):
     """A Watcher fed a captured console, one line every 10 ms."""
     w = xt_console.Watcher(end_grace_s=1.0, fail_grace_s=2.0)
@@ -170,32 +175,38 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(w.status, 'ok')
         self.assertEqual([m for m, _ in w.marks], [
             'Xen', 'guest kernel', 'init', 'kselftest', 'kselftest xen_timer_slop_test',
-            'kselftest xen_timer_latency_test', 'cyclictest-50', 'cyclictest-1000',
-            'poweroff', 'end'])
+            'kselftest xen_timer_program_test', 'kselftest xen_timer_latency_test',
+            'cyclictest-50', 'cyclictest-1000', 'poweroff', 'end'])
         self.assertEqual(list(dict(w.timing())), [m for m, _ in w.marks][:-1])
         r = xt_console.parse(lines, [50, 1000], 100)
         self.assertEqual((r.problems, r.bad_exit, r.min_delta_ns), ([], [], '1'))
         self.assertEqual([(v.test, v.name, v.status) for v in r.results], [
             ('xen_timer_slop_test', 'cpu0_min_delta_ns', Status.PASS),
             ('xen_timer_slop_test', 'cpu1_min_delta_ns', Status.PASS),
-            ('xen_timer_latency_test', 'slop_in_effect', Status.SKIP),
+            ('xen_timer_program_test', 'slop_in_effect', Status.PASS),
             *[('xen_timer_latency_test', f'interval_{i}us_{k}', Status.PASS)
               for i in (50, 1000) for k in ('avg', 'p99', 'spikes')]])
         self.assertEqual(sorted(r.intervals), [50, 1000])
         self.assertTrue(r.intervals[50].ours and r.intervals[50].cyclictest)
         self.assertEqual([c['min_delta_ns'] for c in r.cpus], ['1', '1'])
         self.assertEqual(sorted(r.streams), ['run_kselftest.sh', 'xen_timer_latency_test',
-                                             'xen_timer_slop_test'])
+                                             'xen_timer_program_test', 'xen_timer_slop_test'])
+        assert r.prog_check is not None
+        self.assertEqual((r.prog_check['slop_ns'], r.prog_check['early']), (1, 0))
+        self.assertGreater(r.prog_check['short'], 0)
         k = xt_console.kunit_lines(lines)
-        self.assertIn('# xen_timer_slop: pass:6 fail:0 skip:0 total:6', '\n'.join(k))
+        self.assertIn('# xen_timer_slop: pass:7 fail:0 skip:0 total:7', '\n'.join(k))
 
     def test_kunit_lines_with_printk_time(self):
-        # CONFIG_PRINTK_TIME: the KTAP lines come with timestamps.
-        lines = captured('console.pv-ok')
-        b = next(k for k, line in enumerate(lines) if line.startswith(xt_console.BEGIN_GUEST))
-        stamped = [f'[{k:5d}.000123] {line}' for k, line in enumerate(lines[:b])] + lines[b:]
-        self.assertEqual(xt_console.kunit_lines(stamped), xt_console.kunit_lines(lines))
-        self.assertEqual(watch(stamped, qemu_rc=0).outcome, xt_model.Outcome.PASS)
+        # CONFIG_PRINTK_TIME: the KTAP lines come with timestamps, and
+        # read as they would without them.
+        stamped = captured('console.pv-ok')
+        b = next(k for k, line in enumerate(stamped) if line.startswith(xt_console.BEGIN_GUEST))
+        self.assertTrue(any(xt_console.PRINTK_TIME.match(line) for line in stamped[:b]))
+        plain = [xt_console.PRINTK_TIME.sub('', line) for line in stamped[:b]] + stamped[b:]
+        self.assertGreater(len(xt_console.kunit_lines(stamped)), 60)
+        self.assertEqual(xt_console.kunit_lines(stamped), xt_console.kunit_lines(plain))
+        self.assertEqual(watch(plain, qemu_rc=0).outcome, xt_model.Outcome.PASS)
 
     def test_kunit_interleaved(self):
         # A boot of make check whose KUnit KTAP had "Freeing initrd memory"
@@ -222,6 +233,7 @@ class CapturedConsoles(unittest.TestCase):
         r = xt_console.parse(lines, [50, 1000], 100)
         self.assertEqual(r.problems, ['run_kselftest.sh did not run',
                                           'xen_timer_slop_test did not run',
+                                          'xen_timer_program_test did not run',
                                           'xen_timer_latency_test did not run'])
 
     def test_hang(self):
@@ -235,18 +247,20 @@ class CapturedConsoles(unittest.TestCase):
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'ok')
         self.assertEqual([m for m, _ in w.marks][:5],
-                         ['Xen', 'guest kernel', 'domU', 'domU kernel', 'init'])
+                         ['Xen', 'guest kernel', 'domU', 'domU started', 'domU kernel'])
         r = xt_console.parse(lines, [50, 1000], 100)
         self.assertEqual((r.problems, r.bad_exit), ([], []))
         self.assertEqual(len(r.results), 9)
+        self.assertIn(('xen_timer_program_test', 'slop_in_effect', Status.PASS),
+                      [(v.test, v.name, v.status) for v in r.results])
         k = '\n'.join(xt_console.kunit_lines(lines))
-        self.assertIn('ok 6 xen_timer_slop_test_xen_cpu_devices', k)
+        self.assertIn('ok 7 xen_timer_slop_test_xen_cpu_devices', k)
 
     def test_domu_build_and_boot_timed_apart(self):
         # dom0-init says when xl create is done: its time is the domU's
         # build, the rest to the domU kernel's first line its start.
         lines = captured('console.pvh-ok')
-        start = lines.index('@@XT DOMU-START pvh')
+        start = domu_start(lines)
         lines.insert(start + 1, '@@XT DOMU-CREATED xt1')
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'ok')
@@ -276,7 +290,7 @@ class CapturedConsoles(unittest.TestCase):
     def test_domu_died(self):
         # dom0's watchdog: the domU crashed (xl's on_crash destroys it).
         lines = captured('console.pvh-ok')
-        cut = lines[:lines.index('@@XT DOMU-START pvh') + 30]
+        cut = lines[:domu_start(lines) + 30]
         cut.append('@@XT DOMU-DIED the domU is gone (crashed, halted or powered off) '
                    'before its end marker')
         w = watch(cut, qemu_rc=0)
@@ -307,6 +321,14 @@ class SharedConstants(unittest.TestCase):
             m = re.search(r'^#define RT_PRIORITY\s+(\d+)', f.read(), re.M)
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)), xt_console.CYCLICTEST_RT_PRIORITY)
+
+    def test_platform_skip_reason(self):
+        # The selftests' SKIP reason of what the platform could not resolve.
+        with open(os.path.join(HERE, '..', 'tools', 'testing', 'selftests', 'xen_timer',
+                               'xen_timer_common.h')) as f:
+            m = re.search(r'^#define XT_PLATFORM_SKIP\s+"(.*)\\n"', f.read(), re.M)
+        self.assertIsNotNone(m)
+        self.assertEqual(m.group(1), xt_model.PLATFORM_SKIP)
 
     def test_poweroff_reason(self):
         # The words of dom0-init's poweroff reason, which the harness reads.
@@ -683,6 +705,26 @@ class Outcomes(unittest.TestCase):
     def pvh(self):
         return captured('console.pvh-ok')
 
+    def test_platform_skips_alone_are_infra(self):
+        # A timing check the platform could not resolve is the platform's:
+        # alone it makes the boot INFRA (booted again), beside a failure
+        # or a program test that could not trace, the kernel's FAIL.
+        def with_skip(test, reason, *more):
+            r = boot(results=more)
+            r.facts.results.insert(0, KtapResult(test, 'x', Status.SKIP, reason))
+            return r
+        lat = 'xen_timer_latency_test'
+        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP).outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP).failures(),
+                         [f'{xt_model.PLATFORM_FLAG}{lat}: x'])
+        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP,
+                                   (lat, 'y', Status.FAIL)).outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(with_skip(lat, 'not running on Xen').outcome, xt_model.Outcome.PASS)
+        prog = xt_model.PROGRAM_TEST
+        self.assertEqual(with_skip(prog, 'cannot probe the clockevents core').outcome,
+                         xt_model.Outcome.FAIL)
+        self.assertEqual(with_skip(prog, xt_model.NO_SLOP_SKIP).outcome, xt_model.Outcome.PASS)
+
     def test_ok_is_pass(self):
         self.assertEqual(watch(self.pvh(), qemu_rc=0).outcome, xt_model.Outcome.PASS)
 
@@ -692,9 +734,9 @@ class Outcomes(unittest.TestCase):
 
     def test_triple_fault_is_infra(self):
         lines = self.pvh()
-        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut = lines[:domu_start(lines) + 40]
         cut.append('(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
-        cut += lines[lines.index('@@XT DOMU-START pvh') + 1:]
+        cut += lines[domu_start(lines) + 1:]
         w = watch(cut, qemu_rc=0)
         self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
         self.assertEqual(w.status, 'Xen: (XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
@@ -752,7 +794,7 @@ class Outcomes(unittest.TestCase):
         # The domU rebooted and its second instance ran the tests: the
         # boot ended at the second start, it is no pass.
         lines = self.pvh()
-        start = lines.index('@@XT DOMU-START pvh')
+        start = domu_start(lines)
         again = lines[:start + 200] + lines[start + 1:]
         w = watch(again, qemu_rc=0)
         self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
@@ -768,7 +810,7 @@ class Outcomes(unittest.TestCase):
 
     def test_panic_before_the_fault_is_the_kernels(self):
         lines = self.pvh()
-        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut = lines[:domu_start(lines) + 40]
         cut += ['Kernel panic - not syncing: Fatal exception in interrupt',
                 '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1']
         w = watch(cut, qemu_rc=0)
@@ -776,7 +818,7 @@ class Outcomes(unittest.TestCase):
 
     def test_oops_is_fail(self):
         lines = self.pvh()
-        cut = lines[:lines.index('@@XT DOMU-START pvh') + 40]
+        cut = lines[:domu_start(lines) + 40]
         cut.append('Oops: general protection fault, probably for non-canonical address')
         self.assertEqual(watch(cut, qemu_rc=0).outcome, xt_model.Outcome.FAIL)
 
@@ -802,7 +844,7 @@ class Outcomes(unittest.TestCase):
     def test_timeout_before_the_guest_kernel_is_infra(self):
         lines = self.pvh()
         # dom0 started, the domU did not: for a domU type that is no start.
-        cut = lines[:lines.index('@@XT DOMU-START pvh') + 1]
+        cut = lines[:domu_start(lines) + 1]
         w = xt_console.Watcher(1.0, 2.0, domu=True)
         for k, line in enumerate(cut):
             w.feed(line, k * 0.01)
@@ -822,7 +864,7 @@ class Outcomes(unittest.TestCase):
         cut = lines[:lines.index('@@XT BEGIN cyclictest-1000')]
         self.assertEqual(watch(cut + ['@@XT DOMU-STALL log 1 bytes, 30 s without output'],
                                qemu_rc=0).outcome, xt_model.Outcome.FAIL)
-        cut = lines[:lines.index('@@XT DOMU-START pvh')]
+        cut = lines[:domu_start(lines)]
         self.assertEqual(watch(cut + ['@@XT DOMU-FAILED xl create exited 3'],
                                qemu_rc=0).outcome, xt_model.Outcome.INFRA)
 
@@ -929,7 +971,7 @@ class Groups(FakeQemu):
 
     def consoles(self, *boots):
         ok = captured('console.pvh-ok')
-        start = ok.index('@@XT DOMU-START pvh')
+        start = domu_start(ok)
         end = ok.index('@@XT END-GUEST') + 1
         panic = captured('console.pv-domu-panic')
         triple = captured('console.pvh-triple-destroyed')
@@ -1022,7 +1064,7 @@ class LkftNames(unittest.TestCase):
     def test_a_value_in_a_skip_reason_is_flagged(self):
         # The old latency test: "slop 1 ns (no xen_timer_slop parameter ...)
         # is below 20000 ns, too small to measure differentially".
-        found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
+        found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-old-skip-reason-with-value')})
         self.assertEqual(len(found), 1)
         self.assertIn('slop_in_effect', found[0])
         self.assertIn('has a value in it', found[0])
