@@ -355,6 +355,7 @@ static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_m
 	s->lat = 60000;
 	for (i = 0; i < 40; i++) {		/* sleeps of S / 10 */
 		sim_prog(s, sleep);
+		sim_prog(s, sleep - 3000);	/* idle entry: the same expiry again */
 		sim_fire(s);
 	}
 	for (i = 0; i < 10; i++) {		/* sleeps of 2 S */
