@@ -432,6 +432,16 @@ struct xt_prog_state {
 	bool open, open_short, open_pending;
 };
 
+/* A fire or a state change: nothing outstanding, and that is known */
+static void disarm(struct xt_prog_state *st)
+{
+	st->known = true;
+	st->armed = false;
+	st->forced = false;
+	st->met = false;
+	st->pending = false;
+}
+
 static void violation(struct xt_prog_verdict *v, size_t i)
 {
 	if (i < v->first_bad)
@@ -478,7 +488,9 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 			if (core == XT_CORE_FORCED)
 				return;		/* nothing while pending */
 		}
-		st->armed = st->forced = st->pending = true;
+		st->armed = true;
+		st->forced = true;
+		st->pending = true;
 		st->deadline = e->ts + slop;
 		st->start = st->open_pending ? st->start : e->ts;
 		if (!st->open_pending)
@@ -487,11 +499,14 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 	}
 	if (est < (int64_t)(slop + XT_AMBIGUOUS_NS)) {
 		/* below S or not, the core alone knows */
-		st->known = st->pending = false;
+		st->known = false;
+		st->pending = false;
 		return;
 	}
 	st->armed = true;
-	st->forced = st->met = st->pending = false;
+	st->forced = false;
+	st->met = false;
+	st->pending = false;
 	st->deadline = e->expires;
 }
 
@@ -554,8 +569,7 @@ static void on_fire(struct xt_prog_state *st, struct xt_prog_verdict *v,
 			lat[v->normal_fires++] = e->ts > st->deadline ? e->ts - st->deadline : 0;
 		}
 	}
-	st->known = true;
-	st->armed = st->forced = st->met = st->pending = false;
+	disarm(st);
 }
 
 void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
@@ -570,7 +584,9 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 
 	memset(v, 0, sizeof(*v));
 	v->first_bad = n;
-	v->min_delta = v->forced_min = v->pair_min = UINT64_MAX;
+	v->min_delta = UINT64_MAX;
+	v->forced_min = UINT64_MAX;
+	v->pair_min = UINT64_MAX;
 	if (!lat)
 		return;
 	for (i = 0; i < n; i++)
@@ -592,8 +608,7 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 			break;
 		case XT_EV_STATE:
 			close_request(&st, v, core, calls, i);
-			st.known = true;
-			st.armed = st.forced = st.met = st.pending = false;
+			disarm(&st);
 			break;
 		}
 	}

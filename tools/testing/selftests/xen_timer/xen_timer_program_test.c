@@ -62,6 +62,16 @@
 #define BUDGET_NS	(3 * 1000000000ULL)
 #define MAX_EVENTS	200000
 
+/* Formats of the long lines, each on one line so that they can be grepped */
+#define XT_PROG_FMT \
+	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_limit_ns=%llu\n"
+#define CALLS_FMT \
+	"%zu calls of the device, smallest delta %llu ns; %zu requests below the slop handed another delta, %zu that met a forced event pending called it, %zu got no call with nothing pending\n"
+#define NO_CALLS_MSG \
+	"the Xen device's calls cannot be traced here: fires judged against the requests alone\n"
+#define FIRES_FMT \
+	"%zu of %zu fires judged, %zu before their deadline (worst by %llu ns); quickest forced event %llu ns (limit %llu), where a request met it pending %llu ns (limit %llu)%s\n"
+
 static const char *const names[] = { "slop_in_effect" };
 
 /*
@@ -350,7 +360,7 @@ static void print_events(const struct xt_event *ev, long n, size_t bad)
 static void print_facts(uint64_t slop, enum xt_core core, long n, long bad,
 			const struct xt_prog_verdict *r)
 {
-	ksft_print_msg("XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_limit_ns=%llu\n",
+	ksft_print_msg(XT_PROG_FMT,
 		       (unsigned long long)slop,
 		       core == XT_CORE_FORCED ? "forced" : "clamped", n, bad,
 		       r->requests, r->short_reqs, r->pending_reqs, r->nexts,
@@ -421,21 +431,20 @@ int main(int argc, char **argv)
 		die_usage(argv[0]);
 
 	ksft_print_header();
-#if !defined(__x86_64__) && !defined(__i386__)
-	skip_all("xen_timer_slop= is a parameter of x86 Xen guests");
-#endif
+	uname(&u);
+	if (strcmp(u.machine, "x86_64") && !(u.machine[0] == 'i' && strstr(u.machine, "86")))
+		skip_all("xen_timer_slop= is a parameter of x86 Xen guests");
 	if (!xt_on_xen(&how)) {
 		ksft_print_msg("%s\n", how);
 		skip_all("not running on Xen");
 	}
 	if (geteuid())
 		skip_all("needs root for tracefs");
-	uname(&u);
 	if (!have_core)
 		core = xt_core_of(u.release);
-	if (have_expect)
+	if (have_expect) {
 		snprintf(why, sizeof(why), "--expect-ns");
-	else if (xt_expected_slop(&slop, why, sizeof(why))) {
+	} else if (xt_expected_slop(&slop, why, sizeof(why))) {
 		ksft_print_msg("no expected slop: %s\n", why);
 		skip_all("no expected slop for this command line");
 	}
@@ -474,12 +483,12 @@ int main(int argc, char **argv)
 	ksft_print_msg("%zu requests, %zu below the slop, %zu of them met a forced event pending\n",
 		       r.requests, r.short_reqs, r.pending_reqs);
 	if (calls_traced)
-		ksft_print_msg("%zu calls of the device, smallest delta %llu ns; %zu requests below the slop handed another delta, %zu that met a forced event pending called it, %zu got no call with nothing pending\n",
+		ksft_print_msg(CALLS_FMT,
 			       r.nexts, (unsigned long long)r.min_delta, r.short_not_slop,
 			       r.pending_called, r.lost);
 	else
-		ksft_print_msg("the Xen device's calls cannot be traced here: fires judged against the requests alone\n");
-	ksft_print_msg("%zu of %zu fires judged, %zu before their deadline (worst by %llu ns); quickest forced event %llu ns (limit %llu), where a request met it pending %llu ns (limit %llu)%s\n",
+		ksft_print_msg(NO_CALLS_MSG);
+	ksft_print_msg(FIRES_FMT,
 		       r.judged_fires, r.fires, r.early_fires, (unsigned long long)r.early_by,
 		       (unsigned long long)r.forced_min, (unsigned long long)r.upper_limit,
 		       (unsigned long long)r.pair_min, (unsigned long long)r.pair_limit,
