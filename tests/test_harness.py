@@ -134,6 +134,19 @@ class Detectors(unittest.TestCase):
         self.assertEqual(xt_report.repeat_table(runs),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
 
+    def test_agreement_is_of_the_run(self):
+        # The header's claim about ours vs cyclictest is computed from the
+        # rows it heads; a cyclictest median past its histogram is left out.
+        def row(ours, cyc):
+            r = boot()
+            lat = [xt_model.Latency(1, 1.0, 1.0, 1.0, 1.0, 0, p50_us=p) for p in (ours, cyc)]
+            r.facts.intervals[50] = xt_model.Interval(lat[0], lat[1])
+            return r
+        line = xt_report.agreement([row(100.0, 200.0), row(150.0, 100.0), row(90.0, 100.0),
+                                    row(300.0, '>1000')], [50])
+        self.assertIn('in this run: 0.90 (median of 3 rows, 0.50 to 1.50)', line)
+        self.assertIn('no row has both medians', xt_report.agreement([row(1.0, '>1000')], [50]))
+
     def test_repeat_table_counts_infra(self):
         runs = [boot(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
                 boot(run=2, ending=Ending(Outcome.INFRA, 'Xen', '(XEN) d1v0 Triple fault'),
