@@ -108,9 +108,9 @@ def common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--guest-types', default='pv',
                    help=f'one or more of {" ".join(xt_boot.GUEST_TYPES)}; each config boots as each')
     p.add_argument('--intervals', default='50 1000',
-                   help='intervals of check (b) and cyclictest, us')
+                   help='intervals of the latency test and cyclictest, us')
     p.add_argument('--samples', default='1000', help='samples per interval')
-    p.add_argument('--oneshot', default='200', help="one-shot sleeps per length, check (a)")
+    p.add_argument('--oneshot', default='200', help="the latency test's least number of one-shot reference sleeps")
     p.add_argument('--vcpus', default='2')
     p.add_argument('--timeout', default='300', help='seconds per boot (per domU)')
     p.add_argument('--spike-us', default='100', help="the table's spike threshold, us")
