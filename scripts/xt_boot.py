@@ -413,9 +413,11 @@ class GroupBoot:
         self.m = m
         self.xen_cmd = xen_cmdline(m, xen_slop)
         # dom0 takes none of the guest's parameters: a bad xen_timer_slop=
-        # would break dom0 before any domU starts.
+        # would break dom0 before any domU starts.  The domU gets as many
+        # vCPUs as the machine (VCPUS), which the results record.
         self.dom0_cmdline = ' '.join([*m.guest.dom0_args,
-                                      f'xt_domu_type={m.guest.domu_type}', 'console=hvc0'])
+                                      f'xt_domu_type={m.guest.domu_type}',
+                                      f'xt_domu_vcpus={m.vcpus}', 'console=hvc0'])
         self.parts = [Part(m, c) for c in guest_cmdlines]
         self.shared: list[tuple[str, float]] = []
         self.shared_seconds = 0.0

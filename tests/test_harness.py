@@ -634,14 +634,15 @@ class GuestTypes(unittest.TestCase):
 
     def test_dom0_does_not_take_the_guests_parameters(self):
         m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf',
-                            kernel='k', initrd=self.files[5], vcpus=2, timeout=60)
+                            kernel='k', initrd=self.files[5], vcpus=1, timeout=60)
         b = xt_boot.GroupBoot(m, None, ['console=hvc0 xen_timer_slop xt_intervals=50,1000',
                                         'console=hvc0 xen_timer_slop=5000'])
         cmd = b.cmd
         self.assertEqual(b.parts[0].guest_cmdline,
                          'console=hvc0 xen_timer_slop xt_intervals=50,1000')
         dom0, initrd = cmd[cmd.index('-initrd') + 1].split(',')
-        self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh console=hvc0')
+        # VCPUS reaches the domU through dom0-init.
+        self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh xt_domu_vcpus=1 console=hvc0')
         # The domUs' command lines are a cpio archive after dom0's initramfs.
         with open(initrd, 'rb') as f:
             listing = subprocess.run(['cpio', '-i', '--to-stdout', '--quiet', 'etc/xt-domus'],
