@@ -10,6 +10,12 @@ set -euo pipefail
 
 kdir=$1 out=$(realpath -m "$2") frag=$(realpath -m "$3") cc=$4 jobs=$5
 mkdir -p "$out"
+# scripts/mutant.sh changes a file of the tree for its build under this
+# lock, held exclusive: a build beside it would take the mutant's file.
+if [ -z "${XT_MUTANT_BUILD:-}" ]; then
+	exec 9>"$kdir/.xen_timer-mutant.lock"
+	flock -s 9
+fi
 stamp=$out/.fragment
 
 if ! cmp -s "$frag" "$stamp" || [ ! -f "$out/.config" ]; then

@@ -86,4 +86,4 @@ if cmp -s "$src" "$backup"; then
 	die "mutant '$name' matched nothing in $src: update scripts/mutant.sh for this tree"
 fi
 echo "== mutant $name: $(diff "$backup" "$src" | grep -c '^>') lines changed in $file"
-"$here/build-kernel.sh" "$kdir" "$out" "$frag" "$cc" "$jobs"
+XT_MUTANT_BUILD=1 "$here/build-kernel.sh" "$kdir" "$out" "$frag" "$cc" "$jobs"
