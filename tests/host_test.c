@@ -316,13 +316,35 @@ static void sim_prog(struct sim *s, int64_t delta)
 		sim_ev(s, XT_EV_NEXT, 0, delta - 3000);
 		s->deadline = t + delta;
 		s->pending = false;
-		return;
+	} else if (!(s->core == XT_CORE_FORCED && s->pending)) {
+		sim_ev(s, XT_EV_NEXT, 0, s->kslop);
+		s->deadline = t + (s->fire_mult ? s->fire_mult * s->kslop : 1);
+		s->pending = true;
 	}
-	if (s->core == XT_CORE_FORCED && s->pending)
-		return;
-	sim_ev(s, XT_EV_NEXT, 0, s->kslop);
-	s->deadline = t + (s->fire_mult ? s->fire_mult * s->kslop : 1);
-	s->pending = true;
+	sim_ev(s, XT_EV_RET, 0, 0);
+}
+
+/*
+ * A request above S whose core reads the time after a stall of the vCPU
+ * of @stall ns: below S by then, it is a forced event; then a short one
+ * meets it pending.
+ */
+static void sim_stalled(struct sim *s, int64_t delta, uint64_t stall)
+{
+	uint64_t t = s->now;
+
+	sim_ev(s, XT_EV_PROG, (int64_t)t + delta, 0);
+	s->now += stall;
+	if (delta - (int64_t)stall > (int64_t)s->kslop) {
+		sim_ev(s, XT_EV_NEXT, 0, delta - stall - 3000);
+		s->deadline = t + delta;
+		s->pending = false;
+	} else if (!(s->core == XT_CORE_FORCED && s->pending)) {
+		sim_ev(s, XT_EV_NEXT, 0, s->kslop);
+		s->deadline = s->now + (s->fire_mult ? s->fire_mult * s->kslop : 1);
+		s->pending = true;
+	}
+	sim_ev(s, XT_EV_RET, 0, 0);
 }
 
 /* The device fires; the interrupt arms the tick, 4 ms on, which fires too. */
@@ -362,6 +384,12 @@ static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_m
 		sim_prog(s, 2 * slop);
 		sim_fire(s);
 	}
+	for (i = 0; i < 5 && slop >= 10000; i++) {	/* stalls of the vCPU */
+		sim_stalled(s, 2 * (int64_t)slop, 3 * slop / 2);
+		s->now += slop / 4;
+		sim_prog(s, (int64_t)slop / 10);
+		sim_fire(s);
+	}
 	for (i = 0; i < 40; i++) {		/* pairs */
 		sim_prog(s, slop >= 10000 ? (int64_t)slop / 2 : -1000);
 		s->now += slop / 4;
@@ -388,6 +416,7 @@ static void test_prog_check(void)
 		"   xen_timer_progr-97      [001] d..1.    12.345680: xt_next: (xen_vcpuop_set_next_event+0x0/0x90) delta=2000000\n",
 		"          <idle>-0       [001] d.h1.    12.347700: xt_fire: (hrtimer_interrupt+0x0/0x30)\n",
 		"          <idle>-0       [001] d..1.    12.347800: xt_state_down: (xen_vcpuop_shutdown+0x0/0x60)\n",
+		"          <idle>-0       [001] d..1.    12.347900: xt_ret: (tick_program_event+0x4c/0x90 <- clockevents_program_event)\n",
 	};
 	/* calls, fires: whether the trace with the device's calls passes; fires alone */
 	static const struct {
@@ -422,6 +451,8 @@ static void test_prog_check(void)
 	CHECK(xt_parse_trace_line(lines[2], &e) == 1 && e.type == XT_EV_FIRE &&
 	      e.ts == 12347700000ULL, "xt_fire line");
 	CHECK(xt_parse_trace_line(lines[3], &e) == 1 && e.type == XT_EV_STATE, "xt_state line");
+	CHECK(xt_parse_trace_line(lines[4], &e) == 1 && e.type == XT_EV_RET &&
+	      e.ts == 12347900000ULL, "xt_ret line");
 	CHECK(xt_parse_trace_line("# tracer: nop\n", &e) == 0, "comment");
 	CHECK(xt_parse_trace_line("  x-1 [000] 1.000001: xt_next: (f) delta=\n", &e) == -1,
 	      "no delta");

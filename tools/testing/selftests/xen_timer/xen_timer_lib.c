@@ -359,6 +359,7 @@ int xt_parse_trace_line(const char *line, struct xt_event *ev)
 	} names[] = {
 		{ ": xt_prog: ", XT_EV_PROG }, { ": xt_next: ", XT_EV_NEXT },
 		{ ": xt_fire: ", XT_EV_FIRE }, { ": xt_state", XT_EV_STATE },
+		{ ": xt_ret: ", XT_EV_RET },
 	};
 	unsigned long long sec, usec, v;
 	const char *at = NULL, *p;
@@ -430,6 +431,8 @@ struct xt_prog_state {
 	uint64_t last_met;	/* the last short request that met it pending */
 	/* the last request, until its device call or the next event */
 	bool open, open_short, open_pending;
+	bool open_far;		/* it was above S + XT_AMBIGUOUS_NS when made */
+	int64_t open_expires;
 };
 
 /* A fire or a state change: nothing outstanding, and that is known */
@@ -468,6 +471,8 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 	v->requests++;
 	st->open = true;
 	st->open_short = false;
+	st->open_far = false;
+	st->open_expires = e->expires;
 	if (!e->force && est <= 0)
 		return;		/* -ETIME: the device is not touched */
 	/*
@@ -503,11 +508,30 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 		st->pending = false;
 		return;
 	}
+	st->open_far = true;
 	st->armed = true;
 	st->forced = false;
 	st->met = false;
 	st->pending = false;
 	st->deadline = e->expires;
+}
+
+/*
+ * A request above S when it was made is below S when the core reads the
+ * time after a stall of the vCPU (the platform's) of more than what it
+ * had to spare: the core returned after its expiry less S.  A call of
+ * the device says what the core did; without one, whether a forced event
+ * began is not known.
+ */
+static void check_stall(struct xt_prog_state *st, const struct xt_event *e, uint64_t slop)
+{
+	if (!st->open || !st->open_far || e->type != XT_EV_RET)
+		return;
+	if ((int64_t)(e->ts + XT_FIRE_TOL_NS) >= st->open_expires - (int64_t)slop) {
+		st->known = false;
+		st->pending = false;
+	}
+	st->open_far = false;
 }
 
 static void on_call(struct xt_prog_state *st, struct xt_prog_verdict *v,
@@ -533,6 +557,23 @@ static void on_call(struct xt_prog_state *st, struct xt_prog_verdict *v,
 				violation(v, i);
 		}
 	}
+	/*
+	 * The device is armed for at least this call's time plus its delta,
+	 * whatever the request looked like: one above S that a stall made
+	 * below it is handed S and begins a forced event.
+	 */
+	if (e->delta > slop) {
+		st->forced = false;
+		st->pending = false;
+		st->met = false;
+	} else if (!st->forced || !st->pending) {
+		st->forced = true;
+		st->pending = true;
+		st->met = false;
+		st->start = e->ts;
+	}
+	st->armed = true;
+	st->deadline = e->ts + e->delta;
 	st->open = false;
 }
 
@@ -595,6 +636,9 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 		const struct xt_event *e = &ev[i];
 
 		switch (e->type) {
+		case XT_EV_RET:
+			check_stall(&st, e, slop);
+			break;
 		case XT_EV_PROG:
 			close_request(&st, v, core, calls, i);
 			on_request(&st, v, e, slop, core);

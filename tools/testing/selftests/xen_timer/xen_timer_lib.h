@@ -104,11 +104,12 @@ int xt_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *val);
  * clockevent device (clockevents_program_event(), @expires and @force),
  * a call of the Xen device's set_next_event() (@delta; where the kernel
  * lets it be probed), the CPU's timer interrupt (hrtimer_interrupt()),
- * and a state change of the device, which ends any pending event.  Times
+ * a state change of the device, which ends any pending event, and the
+ * return of clockevents_program_event().  Times
  * are CLOCK_MONOTONIC ns, as the trace clock "mono" gives them: rounded
  * down to 1 us in the trace.
  */
-enum xt_ev_type { XT_EV_PROG, XT_EV_NEXT, XT_EV_FIRE, XT_EV_STATE };
+enum xt_ev_type { XT_EV_PROG, XT_EV_NEXT, XT_EV_FIRE, XT_EV_STATE, XT_EV_RET };
 
 struct xt_event {
 	enum xt_ev_type type;
@@ -121,7 +122,7 @@ struct xt_event {
 /*
  * Parse one line of a tracefs "trace" file with the event names of
  * xen_timer_program_test ("xt_prog: ... expires=N force=N", "xt_next:
- * ... delta=N", "xt_fire:", "xt_state:").  Returns 1 for an event, 0
+ * ... delta=N", "xt_fire:", "xt_state*:", "xt_ret:").  Returns 1 for an event, 0
  * for a line that is none (a comment), -1 for a malformed event line.
  */
 int xt_parse_trace_line(const char *line, struct xt_event *ev);
