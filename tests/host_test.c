@@ -288,6 +288,7 @@ struct sim {
 	struct xt_event ev[4096];
 	size_t n;
 	uint64_t now, deadline, kslop, lat;
+	int64_t skew;		/* the trace's clock ahead of the core's */
 	bool pending;
 	enum xt_core core;
 	int fire_mult;
@@ -299,7 +300,7 @@ static void sim_ev(struct sim *s, enum xt_ev_type type, int64_t expires, uint64_
 
 	memset(e, 0, sizeof(*e));
 	e->type = type;
-	e->ts = s->now / 1000 * 1000;	/* the trace's microseconds */
+	e->ts = (s->now + s->skew) / 1000 * 1000;	/* the trace's microseconds */
 	e->expires = expires;
 	e->force = true;
 	e->delta = delta;
@@ -363,10 +364,28 @@ static void sim_fire(struct sim *s)
 	s->now += 20000;
 }
 
+/*
+ * A far request whose call comes after a stall in which the deadline
+ * before it passed: that deadline's interrupt comes right after the call.
+ */
+static void sim_stale(struct sim *s, uint64_t slop)
+{
+	sim_prog(s, 5 * (int64_t)slop / 2);
+	s->now = s->deadline - 100000;
+	sim_ev(s, XT_EV_PROG, (int64_t)s->now - 1000000, 0);
+	s->now += 200000;			/* the old deadline passes */
+	sim_ev(s, XT_EV_NEXT, 0, s->kslop);
+	sim_ev(s, XT_EV_RET, 0, 0);
+	sim_ev(s, XT_EV_FIRE, 0, 0);		/* the old deadline's */
+	s->pending = false;
+	s->deadline = s->now + s->kslop;
+	sim_fire(s);
+}
+
 static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_mult,
 		    uint64_t slop)
 {
-	int64_t sleep = slop >= 10000 ? (int64_t)slop / 10 : -1000;
+	int64_t sleep = slop >= 10000 ? (int64_t)slop / 10 : -5000;
 	int i;
 
 	memset(s, 0, sizeof(*s));
@@ -375,6 +394,7 @@ static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_m
 	s->core = core;
 	s->fire_mult = fire_mult;
 	s->lat = 60000;
+	s->skew = 150;
 	for (i = 0; i < 40; i++) {		/* sleeps of S / 10 */
 		sim_prog(s, sleep);
 		sim_prog(s, sleep - 3000);	/* idle entry: the same expiry again */
@@ -390,10 +410,12 @@ static void sim_run(struct sim *s, uint64_t kslop, enum xt_core core, int fire_m
 		sim_prog(s, (int64_t)slop / 10);
 		sim_fire(s);
 	}
+	for (i = 0; i < 3 && slop >= 10000 && fire_mult == 1; i++)	/* stale interrupts */
+		sim_stale(s, slop);
 	for (i = 0; i < 40; i++) {		/* pairs */
-		sim_prog(s, slop >= 10000 ? (int64_t)slop / 2 : -1000);
+		sim_prog(s, slop >= 10000 ? (int64_t)slop / 2 : -5000);
 		s->now += slop / 4;
-		sim_prog(s, slop >= 10000 ? (int64_t)slop / 8 : -2000);
+		sim_prog(s, slop >= 10000 ? (int64_t)slop / 8 : -6000);
 		sim_fire(s);
 	}
 }

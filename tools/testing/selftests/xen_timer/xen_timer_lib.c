@@ -417,6 +417,11 @@ const char *xt_core_name(enum xt_core core)
 
 /* A timer interrupt may come this much before the deadline: trace rounding */
 #define XT_FIRE_TOL_NS		2000ULL
+/*
+ * The trace's clock and the core's ktime_get() may disagree by this much
+ * (a PVH dom0 on an unstable TSC: 151 ns)
+ */
+#define XT_CLOCK_TOL_NS		500ULL
 /* A request this far above S may still be below it when the core reads the time */
 #define XT_AMBIGUOUS_NS		50000ULL
 
@@ -433,6 +438,8 @@ struct xt_prog_state {
 	bool open, open_short, open_pending;
 	bool open_far;		/* it was above S + XT_AMBIGUOUS_NS when made */
 	int64_t open_expires;
+	bool replaced;		/* it armed the device again, over ... */
+	uint64_t prev_deadline;	/* ... this deadline */
 };
 
 /* A fire or a state change: nothing outstanding, and that is known */
@@ -473,15 +480,20 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 	st->open_short = false;
 	st->open_far = false;
 	st->open_expires = e->expires;
-	if (!e->force && est <= 0)
-		return;		/* -ETIME: the device is not touched */
-	/*
-	 * A deadline already due when the device is armed again may have
-	 * raised its interrupt: the next fire tells nothing.
-	 */
-	if (st->armed && st->deadline <= e->ts + XT_FIRE_TOL_NS)
+	st->replaced = st->armed;
+	st->prev_deadline = st->deadline;
+	if (!e->force && est < (int64_t)XT_CLOCK_TOL_NS) {
+		/* -ETIME, the device not touched, or just not: not known */
 		st->known = false;
-	if (est < (int64_t)slop) {
+		st->pending = false;
+		st->replaced = false;
+		return;
+	}
+	/*
+	 * Below S less the clocks' disagreement for sure, above S plus
+	 * XT_AMBIGUOUS_NS for sure, in between unknown.
+	 */
+	if (est + (int64_t)XT_CLOCK_TOL_NS < (int64_t)slop) {
 		/* the trace's time is at most the core's: below S for sure */
 		v->short_reqs++;
 		st->open_short = true;
@@ -490,8 +502,10 @@ static void on_request(struct xt_prog_state *st, struct xt_prog_verdict *v,
 			v->pending_reqs++;
 			st->met = true;
 			st->last_met = e->ts;
-			if (core == XT_CORE_FORCED)
+			if (core == XT_CORE_FORCED) {
+				st->replaced = false;
 				return;		/* nothing while pending */
+			}
 		}
 		st->armed = true;
 		st->forced = true;
@@ -638,6 +652,15 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 		switch (e->type) {
 		case XT_EV_RET:
 			check_stall(&st, e, slop);
+			/*
+			 * A deadline that was due before the device was armed
+			 * again (at the latest, when the core returned) may
+			 * have raised its interrupt: the next fire tells
+			 * nothing.
+			 */
+			if (st.replaced && st.prev_deadline <= e->ts + XT_FIRE_TOL_NS)
+				st.known = false;
+			st.replaced = false;
 			break;
 		case XT_EV_PROG:
 			close_request(&st, v, core, calls, i);
