@@ -165,8 +165,10 @@ struct xt_prog_verdict {
 	uint64_t forced_min;		/* quickest fire after a forced event's start */
 	uint64_t pair_min;		/* the same, where a request met it pending */
 	uint64_t normal_lat_p10;	/* the platform's latency past a deadline */
+	size_t pair_early;		/* pairs fired sooner than S after the second */
 	bool upper_judged;		/* the platform resolves lateness */
-	uint64_t upper_limit, pair_limit;
+	bool pair_judged;		/* ... and the pairs' */
+	uint64_t upper_limit;
 	bool calls_ok, fires_ok;
 	size_t first_bad;		/* the event of the first violation, or n */
 };

@@ -63,13 +63,13 @@
 
 /* Formats of the long lines, each on one line so that they can be grepped */
 #define XT_PROG_FMT \
-	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_limit_ns=%llu\n"
+	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu pair_early=%zu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_judged=%d\n"
 #define CALLS_FMT \
 	"%zu calls of the device, smallest delta %llu ns; %zu requests below the slop handed another delta, %zu that met a forced event pending called it, %zu got no call with nothing pending\n"
 #define NO_CALLS_MSG \
 	"the Xen device's calls cannot be traced here: fires judged against the requests alone\n"
 #define FIRES_FMT \
-	"%zu of %zu fires judged, %zu before their deadline (worst by %llu ns); quickest forced event %llu ns (limit %llu), where a request met it pending %llu ns (limit %llu)%s\n"
+	"%zu of %zu fires judged, %zu before their deadline (worst by %llu ns); quickest forced event %llu ns (limit %llu%s); of %zu pairs, %zu fired sooner than the slop after their second request%s\n"
 
 static const char *const names[] = { "slop_in_effect" };
 
@@ -397,9 +397,9 @@ static void print_facts(uint64_t slop, enum xt_core core, long n, long bad,
 		       r->fires, r->judged_fires, r->early_fires,
 		       (unsigned long long)r->early_by, r->forced_fires,
 		       (unsigned long long)r->forced_min, r->pair_fires,
-		       (unsigned long long)r->pair_min, r->normal_fires,
+		       (unsigned long long)r->pair_min, r->pair_early, r->normal_fires,
 		       (unsigned long long)r->normal_lat_p10, r->upper_judged,
-		       (unsigned long long)r->upper_limit, (unsigned long long)r->pair_limit);
+		       (unsigned long long)r->upper_limit, r->pair_judged);
 }
 
 int main(int argc, char **argv)
@@ -519,11 +519,10 @@ int main(int argc, char **argv)
 			       r.pending_called, r.lost);
 	else
 		ksft_print_msg(NO_CALLS_MSG);
-	ksft_print_msg(FIRES_FMT,
-		       r.judged_fires, r.fires, r.early_fires, (unsigned long long)r.early_by,
-		       (unsigned long long)r.forced_min, (unsigned long long)r.upper_limit,
-		       (unsigned long long)r.pair_min, (unsigned long long)r.pair_limit,
-		       r.upper_judged ? "" : "; how late is not judged at this slop");
+	ksft_print_msg(FIRES_FMT, r.judged_fires, r.fires, r.early_fires,
+		       (unsigned long long)r.early_by, (unsigned long long)r.forced_min,
+		       (unsigned long long)r.upper_limit, r.upper_judged ? "" : ", not judged",
+		       r.pair_fires, r.pair_early, r.pair_judged ? "" : " (not judged)");
 	ksft_print_msg("calls %s, fires %s\n", r.calls_ok ? "ok" : "wrong",
 		       r.fires_ok ? "ok" : "wrong");
 	if (missed)
