@@ -517,6 +517,32 @@ static void test_prog_check(void)
 	      "no events: nothing judged");
 	{
 		/*
+		 * A guest clock that stood still: a forced event's fire, and
+		 * the rearm after it, all in one microsecond, 167 us after the
+		 * call (a PV domU on a busy host); the same fire 10 us later
+		 * is early.
+		 */
+		struct xt_event t[] = {
+			{ .type = XT_EV_FIRE, .ts = 16799558000ULL },
+			{ .type = XT_EV_PROG, .ts = 16799598000ULL, .expires = 16800000000LL, .force = 1 },
+			{ .type = XT_EV_NEXT, .ts = 16799609000ULL, .delta = 2000000 },
+			{ .type = XT_EV_RET, .ts = 16799619000ULL },
+			{ .type = XT_EV_FIRE, .ts = 16799776000ULL },
+			{ .type = XT_EV_PROG, .ts = 16799776000ULL, .expires = 16799897226LL, .force = 1 },
+			{ .type = XT_EV_NEXT, .ts = 16799776000ULL, .delta = 2000000 },
+			{ .type = XT_EV_RET, .ts = 16799776000ULL },
+		};
+
+		xt_prog_check(t, 8, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.stuck == 4 && !v.early_fires && v.fires_ok, "a clock that stood still: %zu, %zu early",
+		      v.stuck, v.early_fires);
+		t[4].ts += 10000;
+		xt_prog_check(t, 8, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.stuck == 3 && v.early_fires == 1, "a clock that moves: %zu, %zu early",
+		      v.stuck, v.early_fires);
+	}
+	{
+		/*
 		 * A fire before the trace's first known deadline tells
 		 * nothing; after a fire, a short request's deadline is S on.
 		 */

@@ -643,6 +643,18 @@ static void on_fire(struct xt_prog_state *st, struct xt_prog_verdict *v,
 	disarm(st);
 }
 
+/* Event @i is in a run of three or more that share one microsecond */
+static bool stuck_at(const struct xt_event *ev, size_t n, size_t i)
+{
+	size_t lo = i, hi = i;
+
+	while (lo > 0 && ev[lo - 1].ts == ev[i].ts)
+		lo--;
+	while (hi + 1 < n && ev[hi + 1].ts == ev[i].ts)
+		hi++;
+	return hi - lo >= 2;
+}
+
 void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 		   enum xt_core core, uint64_t host_slop,
 		   struct xt_prog_verdict *v)
@@ -665,6 +677,29 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 	for (i = 0; i < n; i++) {
 		const struct xt_event *e = &ev[i];
 
+		/*
+		 * Three events in one microsecond, an interrupt and a
+		 * programming among them, are a guest clock that stood still
+		 * (pvclock's clamp after the emulated TSC fell behind): their
+		 * times say nothing of Xen's, the fire among them is not
+		 * judged, and what the model knows is lost.
+		 */
+		if (stuck_at(ev, n, i)) {
+			v->stuck++;
+			if (e->type == XT_EV_FIRE) {
+				close_request(&st, v, core, calls, i);
+				v->fires++;
+				disarm(&st);
+			} else if (e->type == XT_EV_NEXT) {
+				on_call(&st, v, e, slop, core, i);
+			} else if (e->type == XT_EV_PROG) {
+				close_request(&st, v, core, calls, i);
+				on_request(&st, v, e, slop, core);
+			}
+			st.known = false;
+			st.stale = false;
+			continue;
+		}
 		switch (e->type) {
 		case XT_EV_RET:
 			check_stall(&st, e, slop);

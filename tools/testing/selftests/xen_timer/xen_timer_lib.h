@@ -161,6 +161,7 @@ struct xt_prog_verdict {
 	uint64_t min_delta, bad_delta;
 	/* fires against the deadline */
 	size_t fires, judged_fires, early_fires, forced_fires, pair_fires, normal_fires;
+	size_t stuck;			/* events the guest's clock stood still at */
 	uint64_t early_by;		/* the worst early fire, ns */
 	uint64_t forced_min;		/* quickest fire after a forced event's start */
 	uint64_t pair_min;		/* the same, where a request met it pending */

@@ -63,7 +63,7 @@
 
 /* Formats of the long lines, each on one line so that they can be grepped */
 #define XT_PROG_FMT \
-	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu pair_early=%zu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_judged=%d\n"
+	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu pair_early=%zu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_judged=%d stuck=%zu\n"
 #define CALLS_FMT \
 	"%zu calls of the device, smallest delta %llu ns; %zu requests below the slop handed another delta, %zu that met a forced event pending called it, %zu got no call with nothing pending\n"
 #define NO_CALLS_MSG \
@@ -399,7 +399,7 @@ static void print_facts(uint64_t slop, enum xt_core core, long n, long bad,
 		       (unsigned long long)r->forced_min, r->pair_fires,
 		       (unsigned long long)r->pair_min, r->pair_early, r->normal_fires,
 		       (unsigned long long)r->normal_lat_p10, r->upper_judged,
-		       (unsigned long long)r->upper_limit, r->pair_judged);
+		       (unsigned long long)r->upper_limit, r->pair_judged, r->stuck);
 }
 
 int main(int argc, char **argv)
