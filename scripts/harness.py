@@ -260,9 +260,14 @@ def try_done(args: argparse.Namespace, job: Job, r: BootResult) -> bool:
     again (it ended INFRA and has tries left).  A FAIL never is."""
     n = len(job.tries) + 1
     ttag = try_tag(args, job)
-    job.tries.append(Try(r.outcome, r.status, r.seconds, r.console))
+    # A finished boot that is INFRA: checks the platform could not resolve.
+    platform = [f for f in r.failures() if f.startswith(xt_model.PLATFORM_FLAG)]
+    job.tries.append(Try(r.outcome, platform[0] if platform and r.outcome is Outcome.INFRA
+                         else r.status, r.seconds, r.console))
     nfail = sum(v.status is xt_model.Status.FAIL for v in r.facts.results)
     why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
+    if platform:
+        why += f', {len(platform)} the platform could not resolve ({platform[0]})'
     if r.finished and r.facts.bad_exit:
         why += f', {" and ".join(r.facts.bad_exit)} ended without pass or skip'
     if r.finished and r.kunit is not None and not r.kunit.ok:
