@@ -517,6 +517,44 @@ static void test_prog_check(void)
 	      "no events: nothing judged");
 	{
 		/*
+		 * Twelve forced events, then one that fires 1 ms early: the
+		 * kernel's with a clock that never stood still, the
+		 * platform's beside one that did (three events in one
+		 * microsecond elsewhere); thirteen early fires of thirteen
+		 * stay the kernel's either way.
+		 */
+		struct xt_event t[64];
+		size_t k, m = 0;
+		uint64_t ts = 1000000000ULL;
+
+		t[m++] = (struct xt_event){ .type = XT_EV_FIRE, .ts = ts };
+		for (k = 0; k < 13; k++) {
+			ts += 20000;
+			t[m++] = (struct xt_event){ .type = XT_EV_PROG, .ts = ts,
+						    .expires = (int64_t)ts - 5000, .force = 1 };
+			t[m++] = (struct xt_event){ .type = XT_EV_NEXT, .ts = ts + 1000,
+						    .delta = 2000000 };
+			t[m++] = (struct xt_event){ .type = XT_EV_RET, .ts = ts + 2000 };
+			ts += k < 12 ? 2061000 : 1000000;
+			t[m++] = (struct xt_event){ .type = XT_EV_FIRE, .ts = ts };
+		}
+		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires == 1 && !v.stuck && !v.fires_ok && !v.early_platform,
+		      "one early fire, a moving clock: %zu early, %zu stuck", v.early_fires, v.stuck);
+		t[2].ts = t[1].ts;
+		t[3].ts = t[1].ts;
+		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires == 1 && v.stuck == 3 && v.fires_ok && v.early_platform,
+		      "one early fire beside a stuck clock: %zu early, %zu stuck", v.early_fires, v.stuck);
+		for (k = 8; k < m; k += 4)
+			t[k].ts -= 1061000;	/* every fire early: a broken kernel */
+		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires >= 10 && !v.early_platform && !v.fires_ok,
+		      "many early fires beside a stuck clock: %zu early of %zu", v.early_fires,
+		      v.judged_fires);
+	}
+	{
+		/*
 		 * A guest clock that stood still: a forced event's fire, and
 		 * the rearm after it, all in one microsecond, 167 us after the
 		 * call (a PV domU on a busy host); the same fire 10 us later
@@ -538,8 +576,8 @@ static void test_prog_check(void)
 		      v.stuck, v.early_fires);
 		t[4].ts += 10000;
 		xt_prog_check(t, 8, 2000000, XT_CORE_FORCED, 50000, &v);
-		CHECK(v.stuck == 3 && v.early_fires == 1, "a clock that moves: %zu, %zu early",
-		      v.stuck, v.early_fires);
+		CHECK(v.stuck == 3 && v.early_fires == 1 && !v.fires_ok,
+		      "a clock that moves: %zu, %zu early, %d", v.stuck, v.early_fires, v.fires_ok);
 	}
 	{
 		/*

@@ -162,6 +162,7 @@ struct xt_prog_verdict {
 	/* fires against the deadline */
 	size_t fires, judged_fires, early_fires, forced_fires, pair_fires, normal_fires;
 	size_t stuck;			/* events the guest's clock stood still at */
+	bool early_platform;		/* the early fires are the platform's */
 	uint64_t early_by;		/* the worst early fire, ns */
 	uint64_t forced_min;		/* quickest fire after a forced event's start */
 	uint64_t pair_min;		/* the same, where a request met it pending */
