@@ -14,13 +14,13 @@ files=$(cd "$repo" && ls lib/*.c lib/tests/*.c include/linux/*.h tools/testing/s
 patches=$(ls "$repo"/patches/*.patch "$repo"/patches/6.12/*.patch "$repo"/patches/6.1/*.patch | grep -v /0000-cover-letter.patch)
 for p in $patches; do
 	out=$(perl "$cp" --strict --no-tree "$p" 2>&1)
-	if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
+	if ! grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
 		echo "$out"; bad=1
 	fi
 done
 for f in $files; do
 	out=$(perl "$cp" --strict --no-tree -f "$repo/$f" 2>&1)
-	if ! echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks'; then
+	if ! grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
 		echo "$out"; bad=1
 	fi
 done

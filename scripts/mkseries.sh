@@ -226,7 +226,8 @@ for c in $(gg rev-list xen-timer-base..xen-timer-series); do
 	i=$((n - k + 1))
 	# A patch that changes nothing the kernel is built from (documentation,
 	# tools, MAINTAINERS) builds what the patch before it builds.
-	if ! gg diff --name-only "$c^" "$c" | grep -qvE '^(Documentation/|tools/|MAINTAINERS$)'; then
+	changed=$(gg diff --name-only "$c^" "$c")
+	if ! grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$changed"; then
 		say "bisect [$k/$n] patch $i changes no kernel source: $(gg log -1 --format=%s "$c")"
 		continue
 	fi
