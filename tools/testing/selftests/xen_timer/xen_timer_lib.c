@@ -662,7 +662,7 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 	uint64_t *lat = calloc(n + 1, sizeof(*lat));
 	struct xt_prog_state st = { 0 };
 	struct xt_stats ls;
-	bool calls = false;
+	bool calls = false, stuck;
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
@@ -684,18 +684,9 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 		 * times say nothing of Xen's, the fire among them is not
 		 * judged, and what the model knows is lost.
 		 */
-		if (stuck_at(ev, n, i)) {
-			v->stuck++;
-			if (e->type == XT_EV_FIRE) {
-				close_request(&st, v, core, calls, i);
-				v->fires++;
-				disarm(&st);
-			} else if (e->type == XT_EV_NEXT) {
-				on_call(&st, v, e, slop, core, i);
-			} else if (e->type == XT_EV_PROG) {
-				close_request(&st, v, core, calls, i);
-				on_request(&st, v, e, slop, core);
-			}
+		stuck = stuck_at(ev, n, i);
+		v->stuck += stuck;
+		if (stuck && (e->type == XT_EV_RET || e->type == XT_EV_STATE)) {
 			st.known = false;
 			st.stale = false;
 			continue;
@@ -722,12 +713,21 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 			break;
 		case XT_EV_FIRE:
 			close_request(&st, v, core, calls, i);
-			on_fire(&st, v, e, slop, lat, i);
+			if (stuck) {
+				v->fires++;
+				disarm(&st);
+			} else {
+				on_fire(&st, v, e, slop, lat, i);
+			}
 			break;
 		case XT_EV_STATE:
 			close_request(&st, v, core, calls, i);
 			disarm(&st);
 			break;
+		}
+		if (stuck) {
+			st.known = false;
+			st.stale = false;
 		}
 	}
 	close_request(&st, v, core, calls, n);
