@@ -759,13 +759,17 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 	 * Early fires are the kernel's where the guest's clock never stood
 	 * still, or where they are many (a slop not in effect makes nearly
 	 * every short request fire early: the mutants, hundreds to tens of
-	 * thousands); a few beside a clock that stood still are the
-	 * platform's (its emulated TSC fell behind Xen's time), and the
-	 * result is then the platform's.
+	 * thousands, most of the fires judged).  Beside a clock that stood
+	 * still (its emulated TSC fell behind Xen's time) at most one in
+	 * XT_EARLY_EXCUSED of the fires judged are the platform's, and the
+	 * rest decide; more, up to one in ten, leave the result to the
+	 * platform.
 	 */
-	v->early_platform = v->early_fires && v->stuck &&
+	v->early_excused = v->early_fires && v->stuck &&
+			   v->early_fires * XT_EARLY_EXCUSED <= v->judged_fires;
+	v->early_platform = v->early_fires && v->stuck && !v->early_excused &&
 			    v->early_fires * 10 < v->judged_fires;
-	v->fires_ok = !v->early_fires || v->early_platform;
+	v->fires_ok = !v->early_fires || v->early_excused || v->early_platform;
 	if (v->upper_judged) {
 		v->fires_ok &= v->forced_min <= v->upper_limit;
 		if (v->pair_judged)

@@ -24,6 +24,12 @@
 #define XT_XEN_TIMER_SLOP_NS	50000ULL
 /* Below this slop, xt_prog_check() does not judge how late fires come */
 #define XT_MIN_JUDGED_SLOP_NS	20000ULL
+/*
+ * Beside a guest clock that stood still, up to one early fire in this many
+ * judged is the platform's and is left out of the verdict (healthy kernels
+ * under a busy TCG host: 1 to 5 of 570 to 600; a slop not in effect: most).
+ */
+#define XT_EARLY_EXCUSED	50
 
 /*
  * The strict parser of the xen_timer_slop= hardening (lib/xen_timer_slop.c):
@@ -162,7 +168,8 @@ struct xt_prog_verdict {
 	/* fires against the deadline */
 	size_t fires, judged_fires, early_fires, forced_fires, pair_fires, normal_fires;
 	size_t stuck;			/* events the guest's clock stood still at */
-	bool early_platform;		/* the early fires are the platform's */
+	bool early_excused;		/* a few, the platform's: judged without them */
+	bool early_platform;		/* more: the result is the platform's */
 	uint64_t early_by;		/* the worst early fire, ns */
 	uint64_t forced_min;		/* quickest fire after a forced event's start */
 	uint64_t pair_min;		/* the same, where a request met it pending */

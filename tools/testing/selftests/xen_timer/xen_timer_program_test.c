@@ -63,7 +63,7 @@
 
 /* Formats of the long lines, each on one line so that they can be grepped */
 #define STUCK_FMT \
-	"%zu early fires beside %zu events the guest's clock stood still at: the platform's\n"
+	"%zu early fires beside %zu events the guest's clock stood still at, the platform's: %s\n"
 #define XT_PROG_FMT \
 	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu pair_early=%zu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_judged=%d stuck=%zu\n"
 #define CALLS_FMT \
@@ -529,8 +529,9 @@ int main(int argc, char **argv)
 		       r.fires_ok ? "ok" : "wrong");
 	if (missed)
 		ksft_print_msg("the probes missed %ld hits: the trace is incomplete\n", missed);
-	if (r.early_platform)
-		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck);
+	if (r.early_excused || r.early_platform)
+		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck,
+			       r.early_excused ? "judged without them" : "the result is the platform's");
 	if (!r.short_reqs || !r.judged_fires || missed || (r.early_platform && r.calls_ok))
 		xt_test_skip(names[0], XT_PLATFORM_SKIP);
 	else
