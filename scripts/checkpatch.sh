@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch.sh REPO KDIR: scripts/checkpatch.pl --strict on every stored
-# patch (mainline, 6.12 and 6.1: the edits; mkseries.sh checks the series
+# patch (mainline, 6.12, 6.1 and kunit-tool: the edits; mkseries.sh checks the series
 # as mailed) and every new kernel file; fails on any error, warning or
 # check.
 set -uo pipefail
@@ -10,8 +10,8 @@ set -uo pipefail
 repo=$1 kdir=$2
 cp=$kdir/scripts/checkpatch.pl
 bad=0
-files=$(cd "$repo" && ls lib/*.c lib/tests/*.c include/linux/*.h tools/testing/selftests/xen_timer/*.[ch])
-patches=$(ls "$repo"/patches/*.patch "$repo"/patches/6.12/*.patch "$repo"/patches/6.1/*.patch | grep -v /0000-cover-letter.patch)
+files=$(cd "$repo" && find arch kernel lib include tools -type f -name '*.[ch]' 2>/dev/null | sort)
+patches=$(ls "$repo"/patches/*.patch "$repo"/patches/*/*.patch | grep -v /0000-cover-letter.patch)
 for p in $patches; do
 	out=$(perl "$cp" --strict --no-tree "$p" 2>&1)
 	if ! grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then

@@ -10,9 +10,10 @@
 #     messages: patches/ (mainline, 7.3), patches/6.12/ and patches/6.1/
 #     (the stable backports), git format-patch output without the new
 #     files, and the cover letter.
-# A patch carries the new files its MAINTAINERS hunk adds F: patterns
-# for: "F: lib/xen_timer_slop.c" makes patch 1 carry that file,
-# "F: tools/testing/selftests/xen_timer/" patch 5 that directory.
+# A new file goes into the first patch that edits the Makefile that
+# builds it: that of the nearest directory above it with a Makefile in
+# the base (arch/x86/xen/Makefile for arch/x86/xen/time_kunit.c,
+# tools/testing/selftests/Makefile for tools/testing/selftests/xen_timer/).
 #
 # This script joins them into the series as it is mailed: git am of the
 # edits onto the pristine base of Debian's linux-source-KVER (GITTREE, a
@@ -43,11 +44,20 @@ kver=$2 g=$(realpath -m "$3") mode=$4 bisect=${5:-} kconfig=${6:-}
 die() { echo "mkseries: $*" >&2; exit 1; }
 say() { echo "== patches $kver: $*"; }
 
-series=$("$repo/scripts/kver.sh" series "$repo" "$kver") || exit 1
+# XT_SERIES names another series of the same base (patches/kunit-tool,
+# mailed on its own), kept on branch XT_BRANCH, mailed to XT_MAIL.
+series=${XT_SERIES:+$repo/$XT_SERIES}
+[ -n "$series" ] || series=$("$repo/scripts/kver.sh" series "$repo" "$kver") || exit 1
+branch=${XT_BRANCH:-xen-timer-series}
+# A stable backport's patches say which tree they are for.
+case $series in
+"$repo"/patches/[0-9]*) prefix="PATCH $kver" ;;
+*) prefix=PATCH ;;
+esac
 case $mode in write | check | take) ;; *) die "mode must be write, check or take, not '$mode'" ;; esac
 tarball=${TARBALL:-/usr/src/linux-source-$kver.tar.xz}
 rel=${series#"$repo"/}
-mail=$g.mail
+mail=${XT_MAIL:-$g.mail}
 
 mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
@@ -60,6 +70,36 @@ ident=$(git mailinfo /dev/null /dev/null <"${want[0]}")
 name=$(echo "$ident" | sed -n 's/^Author: //p')
 email=$(echo "$ident" | sed -n 's/^Email: //p')
 [ -n "$name" ] && [ -n "$email" ] || die "$(basename "${want[0]}") has no From: line"
+# make patches writes the series as its sender mails it: with the git
+# identity of the repository (git config user.name, user.email), which
+# replaces the stored author in From: and Signed-off-by:.  check keeps
+# the stored one (a CI machine has no identity of its own).
+sent=
+if [ "$mode" != check ]; then
+	me_name=$(git -C "$repo" config user.name || true)
+	me_email=$(git -C "$repo" config user.email || true)
+	[ -n "$me_name" ] && [ -n "$me_email" ] ||
+		die "no git identity: the series is mailed as you; set git config user.name and user.email"
+	if [ "$me_name <$me_email>" != "$name <$email>" ]; then
+		sent=$(mktemp -d)
+		trap 'rm -rf "$sent"' EXIT
+		for i in "${!want[@]}"; do
+			python3 - "${want[$i]}" "$name" "$email" "$me_name" "$me_email" \
+				>"$sent/$(basename "${want[$i]}")" <<'PY'
+import re
+import sys
+path, old_name, old_email, name, email = sys.argv[1:]
+head, sep, rest = open(path).read().partition('\n\n')
+head = re.sub(r'^From: .*(?:\n .*)*$', f'From: {name} <{email}>', head, count=1, flags=re.M)
+rest = rest.replace(f'Signed-off-by: {old_name} <{old_email}>', f'Signed-off-by: {name} <{email}>')
+sys.stdout.write(head + sep + rest)
+PY
+			want[$i]=$sent/$(basename "${want[$i]}")
+		done
+		say "mailed as $me_name <$me_email> (stored as $name <$email>)"
+		name=$me_name email=$me_email
+	fi
+fi
 gg() { git -C "$g" -c user.name="$name" -c user.email="$email" -c core.abbrev=12 "$@"; }
 
 if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
@@ -80,33 +120,41 @@ fi
 
 # The suite's new files: repository path -> path in this tree.
 declare -A dst=() owner=()
-mapfile -t files < <(cd "$repo" && find lib include tools -type f | sort)
+mapfile -t files < <(cd "$repo" && find arch kernel lib include tools -type f 2>/dev/null | sort)
+[ -z "${XT_SERIES:-}" ] || files=()	# a series of edits alone
+declare -A mkfile=()
 for f in "${files[@]}"; do
 	dst[$f]=$("$repo/scripts/render-file.sh" --path "$repo" "$g" "$f")
+	d=$(dirname "${dst[$f]}")
+	until [ "$d" = . ] || gg cat-file -e "xen-timer-base:$d/Makefile" 2>/dev/null; do
+		d=$(dirname "$d")
+	done
+	[ "$d" != . ] || die "${dst[$f]}: no directory above it has a Makefile in the base"
+	mkfile[$f]=$d/Makefile
 done
 
 if [ "$mode" = take ]; then
-	gg rev-parse -q --verify xen-timer-series >/dev/null || die "no branch xen-timer-series in $g: run 'make patches' first"
-	gg diff --quiet && gg diff --cached --quiet || die "$g has uncommitted changes: commit them to xen-timer-series first"
+	gg rev-parse -q --verify $branch >/dev/null || die "no branch $branch in $g: run 'make patches' first"
+	gg diff --quiet && gg diff --cached --quiet || die "$g has uncommitted changes: commit them to $branch first"
 	for f in "${files[@]}"; do
-		gg cat-file -e "xen-timer-series:${dst[$f]}" 2>/dev/null || continue
+		gg cat-file -e "$branch:${dst[$f]}" 2>/dev/null || continue
 		"$repo/scripts/render-file.sh" "$repo" "$g" "$f" |
-			cmp -s - <(gg show "xen-timer-series:${dst[$f]}") ||
+			cmp -s - <(gg show "$branch:${dst[$f]}") ||
 			die "${dst[$f]} differs from the repository's $f: change new files in the repository"
 	done
 	excl=()
 	for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
 	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	gg format-patch -q --zero-commit -o "$tmp" xen-timer-base..xen-timer-series -- . "${excl[@]}"
+	trap 'rm -rf "$tmp" "${sent:-}"' EXIT
+	gg format-patch -q --zero-commit -o "$tmp" xen-timer-base..$branch -- . "${excl[@]}"
 	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
 	cp "$tmp"/*.patch "$series/"
-	say "took $(ls "$tmp" | wc -l) patches from branch xen-timer-series of $g"
+	say "took $(ls "$tmp" | wc -l) patches from branch $branch of $g"
 	exec "$0" "$repo" "$kver" "$g" write
 fi
 
 gg am --abort >/dev/null 2>&1 || true
-gg checkout -q -f -B xen-timer-series xen-timer-base
+gg checkout -q -f -B $branch xen-timer-base
 gg clean -q -f -d -x
 
 for p in "${want[@]}"; do
@@ -114,22 +162,18 @@ for p in "${want[@]}"; do
 		gg am --abort >/dev/null 2>&1 || true
 		die "$rel/$(basename "$p") does not apply to the pristine base (git am)"
 	}
-	# The F: patterns this patch adds to MAINTAINERS name its new files.
-	mapfile -t pats < <(gg show --format= HEAD -- MAINTAINERS | sed -n 's/^+F:[[:space:]]*//p')
+	# The new files whose Makefile this patch edits first.
+	mapfile -t edited < <(gg show --format= --name-only HEAD)
 	for f in "${files[@]}"; do
 		[ -z "${owner[$f]:-}" ] || continue
 		t=${dst[$f]}
-		for pat in "${pats[@]}"; do
-			if [ "$t" = "$pat" ] || { [ "${pat%/}" != "$pat" ] && [ "${t#"$pat"}" != "$t" ]; }; then
-				[ -e "$g/$t" ] && die "$t is in the pristine base already"
-				owner[$f]=$(basename "$p")
-				mkdir -p "$(dirname "$g/$t")"
-				"$repo/scripts/render-file.sh" "$repo" "$g" "$f" >"$g/$t"
-				chmod --reference="$repo/$f" "$g/$t"
-				gg add -f "$t"
-				break
-			fi
-		done
+		printf '%s\n' "${edited[@]}" | grep -qxF "${mkfile[$f]}" || continue
+		[ -e "$g/$t" ] && die "$t is in the pristine base already"
+		owner[$f]=$(basename "$p")
+		mkdir -p "$(dirname "$g/$t")"
+		"$repo/scripts/render-file.sh" "$repo" "$g" "$f" >"$g/$t"
+		chmod --reference="$repo/$f" "$g/$t"
+		gg add -f "$t"
 	done
 	if ! gg diff --cached --quiet; then
 		GIT_COMMITTER_DATE=$(gg log -1 --format=%ad --date=raw) gg commit -q --amend --no-edit
@@ -137,12 +181,12 @@ for p in "${want[@]}"; do
 done
 for f in "${files[@]}"; do
 	[ -n "${owner[$f]:-}" ] ||
-		die "${dst[$f]} is in no patch of $rel: add its F: line to the MAINTAINERS hunk of the patch that should carry it"
+		die "${dst[$f]} is in no patch of $rel: no patch edits ${mkfile[$f]}, which should build it"
 done
 n=${#want[@]}
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "${sent:-}"' EXIT
 # The cover letter keeps its subject and text; its date is the series'.
 cover() {
 	python3 - "$1/0000-cover-letter.patch" "$cover_old" "$(gg log -1 --format=%aD)" <<'PY' || die "cannot carry over the cover letter of $rel"
@@ -151,7 +195,7 @@ import sys
 new_path, old_path, date = sys.argv[1:]
 new, old = open(new_path).read(), open(old_path).read()
 head, _, body = old.partition('\n\n')
-m = re.search(r'^Subject: \[PATCH [0-9]+/[0-9]+\] (.*(?:\n .*)*)$', head, re.M)
+m = re.search(r'^Subject: \[PATCH[^]]* [0-9]+/[0-9]+\] (.*(?:\n .*)*)$', head, re.M)
 end = re.search(r'^\S[^\n]* \([0-9]+\):$', body, re.M)
 if not m or not end:
     sys.exit('mkseries: no subject and text in the old cover letter')
@@ -165,11 +209,11 @@ PY
 # the new files, and without commit ids (--zero-commit), which change
 # with every new file; so a stored edit changes only when it does.
 mkdir "$tmp/mail" "$tmp/edits"
-gg format-patch -q --cover-letter --base=xen-timer-base -o "$tmp/mail" xen-timer-base..HEAD
+gg format-patch -q --subject-prefix="$prefix" --cover-letter --base=xen-timer-base -o "$tmp/mail" xen-timer-base..HEAD
 cover "$tmp/mail"
 excl=()
 for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
-gg format-patch -q --zero-commit --cover-letter --base=xen-timer-base -o "$tmp/edits" xen-timer-base..HEAD \
+gg format-patch -q --zero-commit --subject-prefix="$prefix" --cover-letter --base=xen-timer-base -o "$tmp/edits" xen-timer-base..HEAD \
 	-- . "${excl[@]}"
 cover "$tmp/edits"
 [ "$(ls "$tmp/edits" | wc -l)" = $((n + 1)) ] ||
@@ -198,14 +242,24 @@ for p in "$mail"/0*.patch; do
 	case $p in *0000-cover-letter.patch) continue ;; esac
 	# Debian's python3, which has ply for checkpatch's SPDX check, even
 	# where another python3 comes first in PATH.
-	r=$(PATH=/usr/bin:$PATH perl "$g/scripts/checkpatch.pl" --strict "$p" 2>&1 | grep '^total:' || true)
+	# The base is a tarball without history: the Fixes: ids are
+	# upstream's, which checkpatch cannot look up here.  A new file in a
+	# directory MAINTAINERS already covers needs no MAINTAINERS hunk:
+	# get_maintainer.pl checks each below.
+	r=$(PATH=/usr/bin:$PATH perl "$g/scripts/checkpatch.pl" --strict \
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>&1 | grep '^total:' || true)
 	case $r in
 	"total: 0 errors, 0 warnings, 0 checks"*) ;;
 	*) echo "mkseries: checkpatch $(basename "$p"): $r" >&2; bad=1 ;;
 	esac
 done
+for f in "${files[@]}"; do
+	m=$(cd "$g" && perl scripts/get_maintainer.pl --no-git -f "${dst[$f]}" 2>/dev/null || true)
+	grep -q '(maintainer:' <<<"$m" ||
+		{ echo "mkseries: no maintainer in MAINTAINERS covers ${dst[$f]}" >&2; bad=1; }
+done
 [ $bad = 0 ] || exit 1
-say "checkpatch --strict: $n mailed patches clean"
+say "checkpatch --strict: $n mailed patches clean; MAINTAINERS covers every new file"
 
 # The mailed series applies to the pristine base with no fuzz.
 gg checkout -q -f -B xen-timer-check xen-timer-base
@@ -213,15 +267,15 @@ gg am -q $(ls "$mail"/0*-*.patch | grep -v 0000-cover-letter) >/dev/null 2>&1 ||
 gg am --abort >/dev/null 2>&1 || true
 [ "$(gg rev-list --count xen-timer-base..HEAD)" = "$n" ] ||
 	die "the series does not apply with git am to the pristine base"
-gg diff --quiet xen-timer-series HEAD || die "git am of the series does not give the series"
+gg diff --quiet $branch HEAD || die "git am of the series does not give the series"
 say "git am applies all $n to the pristine base"
 
-[ -n "$bisect" ] || { gg checkout -q -f xen-timer-series; exit 0; }
+[ -n "$bisect" ] || { gg checkout -q -f $branch; exit 0; }
 [ -f "$kconfig" ] || die "no kernel configuration '$kconfig': run 'make kernel' first"
 mkdir -p "$bisect"
 k=0
 start=$(date +%s)
-for c in $(gg rev-list xen-timer-base..xen-timer-series); do
+for c in $(gg rev-list xen-timer-base..$branch); do
 	k=$((k + 1))
 	i=$((n - k + 1))
 	# A patch that changes nothing the kernel is built from (documentation,
@@ -238,5 +292,5 @@ for c in $(gg rev-list xen-timer-base..xen-timer-series); do
 	make -s -C "$g" O="$bisect" ARCH=x86_64 CC="${KCC:-gcc}" -j"$(nproc)" bzImage >/dev/null 2>"$bisect/err.log" ||
 		{ tail -n 20 "$bisect/err.log"; die "the kernel does not build after patch $i"; }
 done
-gg checkout -q -f xen-timer-series
+gg checkout -q -f $branch
 say "the x86_64 guest kernel builds after each of the $n patches ($(($(date +%s) - start)) s)"

@@ -54,10 +54,10 @@ file=arch/x86/xen/time.c
 case $name in
 ignored)
 	# The first statement of parse_xen_timer_slop() becomes a return.
-	expr='/^static int __init parse_xen_timer_slop(char \*ptr)$/,/^}$/ s/^\tret = xen_timer_slop_parse(/\treturn 0;\t\/* mutant: ignored *\/\n&/'
+	expr='/^VISIBLE_IF_KUNIT int __init parse_xen_timer_slop(char \*ptr)$/,/^}$/ s/^\tif (!ptr)$/\treturn 0;\t\/* mutant: ignored *\/\n&/'
 	;;
 forced)
-	expr='/^static int __init parse_xen_timer_slop(char \*ptr)$/,/^}$/ s/^\txen_timer_slop_apply(&xen_timerop_clockevent, slop);$/\tslop = 100000;\t\/* mutant: forced *\/\n&/'
+	expr='/^VISIBLE_IF_KUNIT int __init parse_xen_timer_slop(char \*ptr)$/,/^}$/ s/^\txen_timerop_clockevent.min_delta_ns = slop;$/\tslop = 100000;\t\/* mutant: forced *\/\n&/'
 	;;
 bypassed)
 	expr='/^static int xen_vcpuop_set_next_event(/,/^}$/ s/^\tsingle.timeout_abs_ns = get_abs_timeout(delta);$/\tif (delta <= evt->min_delta_ns)\t\/* mutant: bypassed *\/\n\t\tdelta = 1;\n&/'

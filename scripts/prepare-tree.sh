@@ -8,7 +8,8 @@
 # name, linux-X.Y or linux-source-X.Y, else 7.3; TARBALL= overrides),
 # applies the edits of the series of the tree's version (scripts/kver.sh:
 # REPO/patches/ for mainline, 7.0 and later, REPO/patches/6.12/ and
-# REPO/patches/6.1/ for the backports; git am in a git work tree, patch -p1
+# REPO/patches/6.1/ for the backports, and REPO/patches/kunit-tool/ on
+# mainline; git am in a git work tree, patch -p1
 # otherwise) and copies the suite's new files to their paths in that
 # version (scripts/render-file.sh).
 #
@@ -110,8 +111,13 @@ mkdir -p "$state"
 p_apply() { (cd "$kdir" && patch -p1 --forward -s --no-backup-if-mismatch <"$1"); }
 p_revert() { (cd "$kdir" && patch -p1 -R -s --no-backup-if-mismatch <"$1"); }
 
-mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' | sort)
+# With the kunit.py fix, mailed on its own, on mainline (it reads KUnit
+# at boot right); in the order of their names, which is how a plain
+# tree's record lists them.
+extra=
+[ "$series" != "$repo/patches" ] || extra=$repo/patches/kunit-tool
+mapfile -t want < <(find "$series" $extra -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | awk -F/ '{ print $NF "\t" $0 }' | sort | cut -f2)
 total=${#want[@]}
 applied_here=()
 reverted_here=()
@@ -200,6 +206,6 @@ while IFS= read -r f; do
 		chmod --reference="$repo/$f" "$dst"
 		copied=$((copied + 1))
 	fi
-done < <(cd "$repo" && find lib include tools -type f | sort)
+done < <(cd "$repo" && find arch kernel lib include tools -type f 2>/dev/null | sort)
 
 say "$kdir (Linux $kver) ready: $total patches ($((total - ${#applied_here[@]})) already in), $copied files copied"

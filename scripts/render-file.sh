@@ -13,7 +13,8 @@
 #     min_delta_ns and programmed that; since "clockevents: Prevent timer
 #     interrupt starvation" it programs min_delta_ticks once and skips
 #     further short programs while that forced event is pending;
-#   - before v6.11 the default slop was 100000 ns.
+#   - before v6.11 the default slop was 100000 ns;
+#   - memparse() of 6.12 and 6.1 wraps around where 7.x's saturates.
 # prepare-tree.sh and mkseries.sh both use it, so that the tree and the
 # series carry the same files.
 set -euo pipefail
@@ -42,10 +43,12 @@ if before 6 13; then
 	sed_args+=(-e 's/^MODULE_IMPORT_NS("\([A-Z_]*\)");$/MODULE_IMPORT_NS(\1);/')
 fi
 if before 7 0; then
-	sed_args+=(-e 's/^#define XTS_CORE_FORCES_MIN_TICKS\t1$/#define XTS_CORE_FORCES_MIN_TICKS\t0/')
+	sed_args+=(-e 's/^#define CE_TEST_FORCES_MIN_TICKS\t1$/#define CE_TEST_FORCES_MIN_TICKS\t0/')
+	# memparse() wrapped around on overflow before it saturated: 16E is 0.
+	sed_args+=(-e 's/^\t{ "16E", -EINVAL, 0 },$/\t{ "16E", 0, 0 },/')
 fi
 if before 6 11; then
-	sed_args+=(-e 's/^#define XEN_TIMER_SLOP_DEFAULT_NS\t1$/#define XEN_TIMER_SLOP_DEFAULT_NS\t100000/')
+	sed_args+=(-e 's/^#define XT_DEFAULT_SLOP_NS\t1$/#define XT_DEFAULT_SLOP_NS\t100000/')
 fi
 if [ ${#sed_args[@]} = 0 ]; then
 	cat "$repo/$f"

@@ -13,8 +13,8 @@ As a command, for scripts/kunit-run.sh:
 prints one summary line and fails unless the JSON has at least MIN_CASES
 results, none FAIL or ERROR, at most MAX_SKIPS SKIP, and LOG (kunit.py's
 output) no parse error.
-  xt_kunit.py cases SOURCE
-prints how many results the suites of a KUnit source file give: one per
+  xt_kunit.py cases SOURCE...
+prints how many results the suites of KUnit source files give: one per
 KUNIT_CASE, one per row of a KUNIT_CASE_PARAM's KUNIT_ARRAY_PARAM
 array (make's KUNIT_MIN_CASES, so that a new row raises it).
 """
@@ -195,14 +195,17 @@ def source_cases(text: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 3 and argv[1] == 'cases':
-        try:
-            with open(argv[2]) as f:
-                print(source_cases(f.read()))
-        except (OSError, ValueError) as e:
-            print(f'xt_kunit.py cases: {argv[2]}: {getattr(e, "strerror", None) or e}',
-                  file=sys.stderr)
-            return 1
+    if len(argv) >= 3 and argv[1] == 'cases':
+        total = 0
+        for src in argv[2:]:
+            try:
+                with open(src) as f:
+                    total += source_cases(f.read())
+            except (OSError, ValueError) as e:
+                print(f'xt_kunit.py cases: {src}: {getattr(e, "strerror", None) or e}',
+                      file=sys.stderr)
+                return 1
+        print(total)
         return 0
     if len(argv) != 6 or argv[1] != 'check' or not all(a.isdigit() for a in argv[4:]):
         print('usage: xt_kunit.py check JSON LOG MIN_CASES MAX_SKIPS | cases SOURCE',

@@ -544,17 +544,18 @@ class KunitJson(unittest.TestCase):
 
 class KunitSourceCases(unittest.TestCase):
     """make's KUNIT_MIN_CASES is counted in the KUnit source."""
-    SRC = os.path.join(HERE, '..', 'lib', 'tests', 'xen_timer_slop_kunit.c')
+    SRC = os.path.join(HERE, '..', 'kernel', 'time', 'clockevents_kunit.c')
 
     def test_a_new_row_raises_it(self):
         with open(self.SRC) as f:
             text = f.read()
         n = xt_kunit.source_cases(text)
-        row = '\tOK("5000", 5000, "thread value 5000"),\n'
+        row = 'ce_test_min_deltas[] = { 1, 5000, 100000 };'
         self.assertIn(row, text)
-        self.assertEqual(xt_kunit.source_cases(text.replace(row, row * 2)), n + 1)
         self.assertEqual(xt_kunit.source_cases(
-            text.replace('\tKUNIT_CASE(xen_timer_slop_test_core),\n', '')), n - 1)
+            text.replace(row, row.replace('{ 1,', '{ 1, 2,'))), n + 2)
+        self.assertEqual(xt_kunit.source_cases(
+            text.replace('\tKUNIT_CASE(clockevents_test_forced),\n', '')), n - 1)
 
     def test_shapes(self):
         text = """

@@ -32,11 +32,9 @@
 #define XT_EARLY_EXCUSED	50
 
 /*
- * The strict parser of the xen_timer_slop= hardening (lib/xen_timer_slop.c):
- * 0 and *val set, or -EINVAL / -ERANGE.  s may be NULL (bare parameter).
- * What it accepts, memparse(), which parsed the parameter before, parses
- * to the same value; tests/host_test.c holds it to the KUnit suite's
- * table of values.
+ * The rule of the kernel's xen_timer_slop= handler: one number with at
+ * most one memparse() suffix and nothing else, not above @max: 0 and *val
+ * set, or -EINVAL / -ERANGE.  s may be NULL (bare parameter).
  */
 int xt_slop_parse_strict(const char *s, uint64_t max, uint64_t *val);
 

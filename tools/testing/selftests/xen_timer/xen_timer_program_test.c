@@ -530,8 +530,8 @@ int main(int argc, char **argv)
 	if (missed)
 		ksft_print_msg("the probes missed %ld hits: the trace is incomplete\n", missed);
 	if (r.early_excused || r.early_platform)
-		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck,
-			       r.early_excused ? "judged without them" : "the result is the platform's");
+		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck, r.early_excused ?
+			       "judged without them" : "the result is the platform's");
 	if (!r.short_reqs || !r.judged_fires || missed || (r.early_platform && r.calls_ok))
 		xt_test_skip(names[0], XT_PLATFORM_SKIP);
 	else
