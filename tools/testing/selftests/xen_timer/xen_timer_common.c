@@ -88,6 +88,27 @@ bool xt_on_xen(const char **how)
 	return false;
 }
 
+const char *xt_not_applicable(const char **how)
+{
+	char *dev;
+	bool other;
+
+#if !defined(__x86_64__) && !defined(__i386__)
+	*how = "built for an architecture other than x86";
+	return "xen_timer_slop= is x86 only";
+#endif
+	if (!xt_on_xen(how))
+		return "not running on Xen";
+	dev = xt_read_file("/sys/devices/system/clockevents/clockevent0/current_device");
+	other = dev && strncmp(dev, "xen\n", 4);
+	free(dev);
+	if (other) {
+		*how = "clockevent0's current_device is not xen";
+		return "the Xen clockevent is not in use";
+	}
+	return NULL;
+}
+
 int xt_expected_slop(uint64_t *slop, char *why, size_t len)
 {
 	char *cmdline = xt_read_file("/proc/cmdline");

@@ -16,6 +16,13 @@ char *xt_read_file(const char *path);
 bool xt_on_xen(const char **how);
 
 /*
+ * NULL where xen_timer_slop= applies: an x86 guest on Xen whose CPU 0
+ * uses the Xen clockevent.  Else the fixed reason to skip with (no
+ * newline), *how saying what told so.
+ */
+const char *xt_not_applicable(const char **how);
+
+/*
  * The slop the kernel should be using, from /proc/cmdline and the kernel
  * release (xt_cmdline_slop(), xt_default_slop()), into *slop with a
  * description in @why.  Returns 0, or -1 with the reason in @why when it
@@ -52,7 +59,7 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 /*
  * The one SKIP reason of a check that this platform could not resolve in
  * this run (the measured noise is in the diagnostics before it): the
- * platform's, not the kernel's; a harness may boot again.
+ * platform's, not the kernel's; a runner may boot again.
  */
 #define XT_PLATFORM_SKIP	"platform could not resolve it in this run\n"
 

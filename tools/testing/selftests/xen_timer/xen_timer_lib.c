@@ -758,7 +758,7 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 	/*
 	 * Early fires are the kernel's where the guest's clock never stood
 	 * still, or where they are many (a slop not in effect makes nearly
-	 * every short request fire early: the mutants, hundreds to tens of
+	 * every short request fire early: a broken kernel, hundreds to tens of
 	 * thousands, most of the fires judged).  Beside a clock that stood
 	 * still (its emulated TSC fell behind Xen's time) at most one in
 	 * XT_EARLY_EXCUSED of the fires judged are the platform's, and the

@@ -420,7 +420,7 @@ int main(int argc, char **argv)
 	enum xt_core core;
 	struct utsname u;
 	struct xt_event *ev;
-	const char *how;
+	const char *how, *reason;
 	char why[256];
 	long cpu = -1, n, bad, missed;
 	cpu_set_t set;
@@ -464,9 +464,10 @@ int main(int argc, char **argv)
 	uname(&u);
 	if (strcmp(u.machine, "x86_64") && !(u.machine[0] == 'i' && strstr(u.machine, "86")))
 		skip_all("xen_timer_slop= is a parameter of x86 Xen guests");
-	if (!xt_on_xen(&how)) {
+	reason = xt_not_applicable(&how);
+	if (reason) {
 		ksft_print_msg("%s\n", how);
-		skip_all("not running on Xen");
+		skip_all(reason);
 	}
 	if (geteuid())
 		skip_all("needs root for tracefs");

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	static bool online[XT_MAX_CPUS];
 	char why[256], *text, *cpus;
 	bool have_expect = false, expect_ok = true;
-	const char *how;
+	const char *how, *reason;
 	uint64_t expect;
 	int c, n, ncpu, cpu;
 
@@ -150,9 +150,10 @@ int main(int argc, char **argv)
 	 * names a result after it keeps one name; the values go before it,
 	 * as diagnostics.
 	 */
-	if (!xt_on_xen(&how)) {
+	reason = xt_not_applicable(&how);
+	if (reason) {
 		ksft_print_msg("%s\n", how);
-		skip_test("not running on Xen\n");
+		skip_test("%s\n", reason);
 	}
 	ksft_print_msg("on Xen: %s\n", how);
 	if (geteuid())
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
 
 	/*
 	 * What each CPU has is printed even when nothing can be expected of
-	 * it: the harness compares it across guest types (make edge).
+	 * it, so that runs of one command line can be compared.
 	 */
 	if (!expect_ok) {
 		for (cpu = 0; cpu < XT_MAX_CPUS; cpu++)
