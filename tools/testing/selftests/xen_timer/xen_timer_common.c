@@ -90,13 +90,15 @@ bool xt_on_xen(const char **how)
 
 const char *xt_not_applicable(const char **how)
 {
+	struct utsname u;
 	char *dev;
 	bool other;
 
-#if !defined(__x86_64__) && !defined(__i386__)
-	*how = "built for an architecture other than x86";
-	return "xen_timer_slop= is x86 only";
-#endif
+	if (!uname(&u) && strcmp(u.machine, "x86_64") &&
+	    !(u.machine[0] == 'i' && !strcmp(u.machine + 2, "86"))) {
+		*how = "uname says the machine is not x86";
+		return "xen_timer_slop= is x86 only";
+	}
 	if (!xt_on_xen(how))
 		return "not running on Xen";
 	dev = xt_read_file("/sys/devices/system/clockevents/clockevent0/current_device");
