@@ -336,8 +336,8 @@ KUNIT_TOOL_SERIES = XT_SERIES=patches/kunit-tool XT_BRANCH=kunit-tool \
 	XT_MAIL=$(BUILD)/series/kunit-tool.mail
 define series_check
 	@for v in $(BACKPORT_KVERS); do scripts/deps.sh $$v || exit 1; done
-	@for v in $(SERIES_KVERS); do $(NICE) scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done
 	@$(KUNIT_TOOL_SERIES) $(NICE) scripts/mkseries.sh $(CURDIR) 7.3 $(SERIES_GIT)7.3 check
+	@for v in $(SERIES_KVERS); do $(NICE) scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done
 endef
 series-check: deps
 	$(series_check)
@@ -355,6 +355,8 @@ series-bisect: kernel
 # Debian's cross compilers, ccache.  CI runs it after make check.
 SERIES_ARCHES ?= arm64 i386 m68k
 series-arches: series-check
+	@git -C $(SERIES_GIT)7.3 rev-parse --abbrev-ref HEAD | grep -qx xen-timer-series || \
+		{ echo "series-arches: $(SERIES_GIT)7.3 is not on branch xen-timer-series" >&2; exit 1; }
 	@scripts/series-arches.sh $(SERIES_GIT)7.3 $(BUILD)/series-arches configs/arches $(SERIES_ARCHES)
 
 # The stable backports as a bot on a stable tree runs them: the tree made
