@@ -24,8 +24,8 @@
  *     A limit exceeded over the whole run is the kernel's only where the
  *     platform resolved it: in most of the ten chunks the periodic sleeps
  *     exceed the limit that the chunk's own one-shot sleeps set, and the
- *     one-shot sleeps of the chunks agree with each other within the
- *     limit's factor.  A burst of delay from the platform (the emulator's
+ *     medians of the chunks' one-shot sleeps agree with each other within
+ *     the limit's factor.  A burst of delay from the platform (the emulator's
  *     host busy) lands in a few chunks, and a host that starves the guest
  *     throughout spreads the one-shot sleeps' own figures further apart
  *     than the factor: the result is then skipped as the platform's
@@ -320,16 +320,15 @@ static void values_of(const struct xt_stats *st, const struct limits *l, double 
  * Each chunk on its own, its periodic samples against the limits its
  * one-shot samples set: in how many chunks each check fails (@over), and
  * the chunks' values, "value/limit" each, for a diagnostic (@text[k]).
- * @spread[k] is how far apart the chunks' one-shot sleeps are, the largest
- * chunk's figure over the smallest (average for avg, p99 for the others):
- * the platform's own noise at the scale of the check.
+ * @spread is how far apart the chunks' one-shot sleeps are, the largest
+ * chunk's median over the smallest: the platform's own noise, which a
+ * single stall does not move and a host that starves the guest does.
  */
 static void chunk_verdicts(const struct opts *o, const uint64_t *lat, uint64_t n,
 			   const uint64_t *ref, const uint64_t *rend, int over[3],
-			   char text[3][REF_CHUNKS * 24], double spread[3])
+			   char text[3][REF_CHUNKS * 24], double *spread)
 {
-	double fmin[2] = { 0, 0 }, fmax[2] = { 0, 0 }, f[2];
-	int i;
+	double fmin = 0, fmax = 0;
 
 	uint64_t *a = calloc(n + 1, sizeof(*a)), *b = calloc(rend[REF_CHUNKS - 1] + 1, sizeof(*b));
 	uint64_t c, lo, hi, rlo, rhi;
@@ -352,11 +351,9 @@ static void chunk_verdicts(const struct opts *o, const uint64_t *lat, uint64_t n
 		memcpy(a, lat + lo, (hi - lo) * sizeof(*a));
 		memcpy(b, ref + rlo, (rhi - rlo) * sizeof(*b));
 		xt_stats(b, rhi - rlo, UINT64_MAX, &rs);
-		f[0] = rs.avg;
-		f[1] = rs.p99;
-		for (i = 0; i < 2 && rhi > rlo; i++) {
-			fmin[i] = !c || f[i] < fmin[i] ? f[i] : fmin[i];
-			fmax[i] = f[i] > fmax[i] ? f[i] : fmax[i];
+		if (rhi > rlo) {
+			fmin = !fmin || rs.p50 < fmin ? rs.p50 : fmin;
+			fmax = rs.p50 > fmax ? rs.p50 : fmax;
 		}
 		l = limits_of(o, &rs);
 		xt_stats(a, hi - lo, l.spike, &st);
@@ -369,11 +366,7 @@ static void chunk_verdicts(const struct opts *o, const uint64_t *lat, uint64_t n
 	}
 	free(a);
 	free(b);
-	for (i = 0; i < 2; i++)
-		f[i] = fmin[i] > 0 ? fmax[i] / fmin[i] : 1;
-	spread[0] = f[0];
-	spread[1] = f[1];
-	spread[2] = f[1];
+	*spread = fmin > 0 ? fmax / fmin : 1;
 }
 
 /*
@@ -390,7 +383,7 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 	char text[3][REF_CHUNKS * 24];
 	double val[3], lim[3];
 	struct xt_stats st, rep, ref;
-	double pct, spread[3];
+	double pct, spread;
 	int over[3], k;
 	struct limits l;
 
@@ -404,7 +397,7 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 				   (unsigned long long)n);
 	n = sample_interval(o, interval, n, lat, refv, rend);
 	nref = rend[REF_CHUNKS - 1];
-	chunk_verdicts(o, lat, n, refv, rend, over, text, spread);
+	chunk_verdicts(o, lat, n, refv, rend, over, text, &spread);
 	xt_stats(refv, nref, UINT64_MAX, &ref);
 	free(refv);
 	l = limits_of(o, &ref);
@@ -431,12 +424,12 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 		       l.spike_max_pct, l.from);
 	values_of(&st, &l, val, lim);
 	for (k = 0; k < 3; k++) {
-		if (val[k] <= lim[k] || (2 * over[k] > REF_CHUNKS && spread[k] <= factor[k])) {
+		if (val[k] <= lim[k] || (2 * over[k] > REF_CHUNKS && spread <= factor[k])) {
 			ksft_test_result(val[k] <= lim[k], "%s\n", names[k]);
 			continue;
 		}
 		ksft_print_msg(XT_NOISE_FMT, (unsigned long long)interval_us, checks[k],
-			       REF_CHUNKS, over[k], val[k], lim[k], spread[k], factor[k], text[k]);
+			       REF_CHUNKS, over[k], val[k], lim[k], spread, factor[k], text[k]);
 		xt_test_skip(names[k], XT_PLATFORM_SKIP);
 	}
 }
