@@ -23,15 +23,7 @@ if ! cmp -s "$frag" "$stamp" || [ ! -f "$out/.config" ]; then
 	make -s -C "$kdir" O="$out" ARCH=x86_64 CC="$cc" tinyconfig >/dev/null
 	"$kdir/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null
 	make -s -C "$kdir" O="$out" ARCH=x86_64 CC="$cc" olddefconfig >/dev/null
-	bad=0
-	while read -r line; do
-		case $line in CONFIG_*=*) ;; *) continue ;; esac
-		if ! grep -qx "$line" "$out/.config"; then
-			echo "build-kernel: ${line%%=*} from $(basename "$frag") is not in the built .config (dropped by olddefconfig: a missing dependency)" >&2
-			bad=1
-		fi
-	done <"$frag"
-	[ $bad = 0 ] || exit 1
+	"$(dirname "$0")/fragment-check.sh" "$frag" "$out/.config" || exit 1
 	cp "$frag" "$stamp"
 fi
 

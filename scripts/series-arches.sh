@@ -42,13 +42,8 @@ for arch in "$@"; do
 	mk tinyconfig >/dev/null
 	"$kdir/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$frag" >/dev/null
 	mk olddefconfig >/dev/null
-	while read -r line; do
-		case $line in
-		CONFIG_*=*) grep -qx "$line" "$o/.config" ;;
-		"# CONFIG_"*" is not set") name=${line#\# } && ! grep -q "^${name%% *}=" "$o/.config" ;;
-		*) continue ;;
-		esac || die "$arch: '$line' of $(basename "$frag") did not survive olddefconfig"
-	done <"$frag"
+	"$(dirname "$0")/fragment-check.sh" "$frag" "$o/.config" ||
+		die "$arch: the configuration is not the one asked for"
 	echo "== series-arches [$i/$n] $arch: building $target, -j$(nproc) (a cold build takes minutes)"
 	if ! mk -j"$(nproc)" "$target" >"$o/build.log" 2>&1; then
 		grep -E 'error|warning|undefined reference' "$o/build.log" | head -n 20
