@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh [KVER|-]: install what the suite needs from Debian's archive,
-# with Debian's linux-source-KVER (7.3 when not given; - for none: the
-# kernel tree is yours), or, when not root, say which apt-get command to
-# run.  Quiet when all is there.
+# deps.sh [KVER...|-]: install what the suite needs from Debian's archive,
+# with Debian's linux-source-KVER of each KVER (7.3 when not given; - for
+# none: the kernel tree is yours), or, when not root, say which apt-get
+# command to run.  Quiet when all is there.
 #
 # Linux 7.3 is in Debian's trixie-backports suite, not in bookworm: the
 # suite is added to apt's sources (the archive this machine already uses)
@@ -32,13 +32,14 @@ need=(
 	"m68k-linux-gnu-gcc gcc-m68k-linux-gnu"
 )
 
-kver=${1:-7.3}
-case $kver in
--) ;;
-6.1 | 6.12) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver") ;;
-7.3) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver/trixie-backports") ;;
-*) echo "deps: Debian has no linux-source-$kver here (7.3, 6.12 or 6.1); give KDIR= a tree" >&2; exit 1 ;;
-esac
+for kver in "${@:-7.3}"; do
+	case $kver in
+	-) ;;
+	6.1 | 6.12) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver") ;;
+	7.3) need+=("/usr/src/linux-source-$kver.tar.xz linux-source-$kver/trixie-backports") ;;
+	*) echo "deps: Debian has no linux-source-$kver here (7.3, 6.12 or 6.1); give KDIR= a tree" >&2; exit 1 ;;
+	esac
+done
 
 missing=()
 for n in "${need[@]}"; do

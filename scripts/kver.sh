@@ -3,11 +3,16 @@
 #
 # kver.sh tree KDIR           the X.Y version of the kernel tree KDIR
 # kver.sh series REPO X.Y     the directory of the series for Linux X.Y
+# kver.sh list                the versions of the series, mainline first
+# kver.sh backports           the versions of the stable backports
 #
 # The one place that knows which kernels the suite has a series for:
 # mainline (patches/, written against 7.3, for 7.0 and later, linux-next
 # included) and the stable backports, patches/6.12/ and patches/6.1/.
 set -euo pipefail
+
+mainline=7.3
+backports="6.12 6.1"
 
 die() { echo "kver: $*" >&2; exit 1; }
 case ${1:-} in
@@ -17,11 +22,15 @@ tree)
 	;;
 series)
 	repo=$2 v=$3
+	case " $backports " in
+	*" $v "*) echo "$repo/patches/$v"; exit 0 ;;
+	esac
 	case $v in
-	6.1 | 6.12) echo "$repo/patches/$v" ;;
 	[7-9].* | [1-9][0-9].*) echo "$repo/patches" ;;
-	*) die "no series for Linux $v: the suite has mainline (7.0 and later, written against 7.3) and the 6.12 and 6.1 backports" ;;
+	*) die "no series for Linux $v: the suite has mainline (7.0 and later, written against $mainline) and the ${backports// / and } backports" ;;
 	esac
 	;;
-*) die "usage: kver.sh tree KDIR | series REPO X.Y" ;;
+list) echo "$mainline $backports" ;;
+backports) echo "$backports" ;;
+*) die "usage: kver.sh tree KDIR | series REPO X.Y | list | backports" ;;
 esac
