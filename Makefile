@@ -4,10 +4,14 @@
 # 'make' runs the Xen latency matrix, 'make check' the tests.  See README.md.
 
 BUILD      ?= $(CURDIR)/build
+# The kernels of the series (scripts/kver.sh): mainline first (7.3, the
+# series in patches/), then the stable backports (6.12 and 6.1).
+SERIES_KVERS   := $(shell scripts/kver.sh list)
+BACKPORT_KVERS := $(shell scripts/kver.sh backports)
+MAINLINE_KVER  := $(firstword $(SERIES_KVERS))
 # The kernel: Debian's linux-source-$(KVER) unpacked into build/, or your
-# tree with KDIR=; KVER is then read from KDIR's Makefile.  7.3 (mainline,
-# the series in patches/), 6.12 and 6.1 (its stable backports).
-KVER       ?= 7.3
+# tree with KDIR=; KVER is then read from KDIR's Makefile.
+KVER       ?= $(MAINLINE_KVER)
 KDIR       ?= $(BUILD)/linux-$(KVER)
 override KVER := $(or $(shell scripts/kver.sh tree $(KDIR) 2>/dev/null),$(KVER))
 # What is built from that tree goes under $(OUT).
@@ -15,55 +19,36 @@ OUT        ?= $(BUILD)/$(KVER)
 JOBS       ?= $(shell nproc)
 PYTHON     ?= python3
 
-# The matrix ('make run'): XEN_SLOPS, GUEST_SLOPS (ns, or "default": the
-# parameter left out), INTERVALS, SAMPLES, ONESHOT, VCPUS, TIMEOUT and
-# RETRIES (an INFRA boot, which the emulator, Xen or the firmware broke,
-# is booted again this many times; a kernel's failure never is).  Their
-# defaults are the harness's ('scripts/harness.py matrix --help'): given
-# here, a variable is passed on.
-harness_opt = $(if $(2),$(1) "$(2)")
-SLOP_SETTINGS = $(call harness_opt,--xen-slops,$(XEN_SLOPS)) \
-	$(call harness_opt,--guest-slops,$(GUEST_SLOPS))
-RUN_SETTINGS = $(call harness_opt,--intervals,$(INTERVALS)) $(call harness_opt,--samples,$(SAMPLES)) \
-	$(call harness_opt,--oneshot,$(ONESHOT)) $(call harness_opt,--vcpus,$(VCPUS)) \
-	$(call harness_opt,--timeout,$(TIMEOUT)) $(call harness_opt,--retries,$(RETRIES))
-# boot-check's: its PVH domUs triple-fault in 1 of 8 boots quiet, half
-# under load; five tries make a red make check from that unlikely.
-BOOT_RETRIES ?= 4
-# QEMU acceleration: auto boots Xen once under KVM and falls back to TCG
-# with the reason when /dev/kvm is missing or cannot run Xen; kvm insists.
-ACCEL       ?= auto
-ifeq ($(filter auto kvm tcg,$(ACCEL)),)
-$(error ACCEL must be auto, kvm or tcg, not '$(ACCEL)')
+# The settings of a run (GUEST_TYPES, XEN_SLOPS, GUEST_SLOPS, SAMPLES,
+# VCPUS, RETRIES, ACCEL, ...) are scripts/xt_settings.py's table, with
+# their defaults and each target's (its profile): 'scripts/harness.py
+# settings' prints it.  What you set (make SAMPLES=200) is passed on as it
+# is, and wins over the profile; nothing else is.
+XT_VARS := $(shell $(PYTHON) scripts/harness.py settings --list make-vars)
+ifeq ($(XT_VARS),)
+$(error scripts/harness.py settings --list make-vars failed: is python3 there?)
 endif
+USER_SETTINGS = $(strip $(foreach v,$(XT_VARS),$(if $(filter command line environment override,$(origin $(v))),'$(v)=$($(v))')))
+# A setting's value for a target's profile, with what you set; a value
+# that is not the setting's stops make with the harness's line.
+setting = $(shell $(PYTHON) scripts/harness.py settings --profile $(1) --get $(2) $(USER_SETTINGS) 2>&1)
+bad_setting = $(if $(filter harness:,$(firstword $(1))),$(error $(1)))
 # Guest kernel: debian (Debian's prebuilt $(KVER), no build) or build (ours).
 GUEST       ?= debian
-# Guest types, each config boots as each: pv (the kernel is Xen's PV dom0),
-# pv-domu, pvh and hvm (that dom0 starts the same kernel as a PV, PVH or
-# HVM domU with xl), pvh-dom0 (the kernel is a PVH dom0: Xen booted by
-# OVMF).  GUEST_TYPES for make and make edge: the types that need no
-# emulated SVM, since under QEMU's TCG the PVH and HVM vCPUs triple-fault
-# in a good part of the boots (RESULTS.md); BOOT_GUEST_TYPES for
-# boot-check and the reliability targets, where an INFRA boot is retried.
-# make runs the thread's guest, a PV domU: its 5 configs are two Xen boots.
-# pv (the same PV timer path, the kernel being dom0) would add a boot per
-# config; GUEST_TYPES="pv pv-domu" has both, and boot-check runs pv.
-ALL_GUEST_TYPES   = pv pv-domu pvh hvm pvh-dom0
-GUEST_TYPES      ?= pv-domu
-# hvm is not in make check's default: its domUs triple-faulted in 3 of 4
-# tries of one boot-check here (RESULTS.md), more than retries absorb.
-BOOT_GUEST_TYPES ?= pv pv-domu pvh pvh-dom0
-ifneq ($(filter-out $(ALL_GUEST_TYPES),$(GUEST_TYPES) $(BOOT_GUEST_TYPES)),)
-$(error GUEST_TYPES and BOOT_GUEST_TYPES must be some of $(ALL_GUEST_TYPES), not '$(GUEST_TYPES)', '$(BOOT_GUEST_TYPES)')
-endif
+# Guest types (GUEST_TYPES), each config boots as each: pv (the kernel is
+# Xen's PV dom0), pv-domu, pvh and hvm (that dom0 starts the same kernel
+# as a PV, PVH or HVM domU with xl), pvh-dom0 (the kernel is a PVH dom0:
+# Xen booted by OVMF).  make runs the thread's guest, a PV domU: its 5
+# configs are two Xen boots.  The types of make, of boot-check (make
+# check) and of the reliability targets:
+GUEST_TYPES_RUN  := $(call setting,make,GUEST_TYPES)
+GUEST_TYPES_BOOT := $(call setting,boot-check,GUEST_TYPES)
+$(call bad_setting,$(GUEST_TYPES_RUN))
+$(call bad_setting,$(GUEST_TYPES_BOOT))
+DOMU_TYPES := $(shell $(PYTHON) scripts/harness.py settings --list domu-types)
 # The dom0 initramfs carries the HVM device model only when it is needed.
 dom0_hvm    = $(if $(filter hvm,$(1)),--hvm)
-dom0_needed = $(filter pv-domu pvh hvm,$(1))
-# More options for xen_timer_latency_test, e.g. --thread-limits (the
-# thread's absolute limits, for a tuned host).  By default it holds
-# periodic sleeps to one-shot ones measured in the same run, which holds
-# under emulation as on hardware.
-LAT_OPTS    ?=
+dom0_needed = $(filter $(DOMU_TYPES),$(1))
 
 # KUnit: the number of cases 'make check' requires, so that a test that
 # silently disappears fails the run: counted in the source (one per
@@ -74,10 +59,10 @@ LAT_OPTS    ?=
 KUNIT_UML_SRC   = kernel/time/clockevents_kunit.c
 KUNIT_X86_SRC   = $(KUNIT_UML_SRC) arch/x86/xen/time_kunit.c
 ifeq ($(origin KUNIT_MIN_CASES),undefined)
-KUNIT_MIN_CASES := $(shell $(PYTHON) scripts/xt_kunit.py cases $(KUNIT_X86_SRC))
+KUNIT_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_X86_SRC))
 endif
 ifeq ($(origin KUNIT_UML_MIN_CASES),undefined)
-KUNIT_UML_MIN_CASES := $(shell $(PYTHON) scripts/xt_kunit.py cases $(KUNIT_UML_SRC))
+KUNIT_UML_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_UML_SRC))
 endif
 ifeq ($(KUNIT_MIN_CASES)$(KUNIT_UML_MIN_CASES),)
 $(error cannot count the KUnit cases of $(KUNIT_X86_SRC))
@@ -130,16 +115,15 @@ ifneq ($(KVERS),)
 ifneq ($(GUEST),debian)
 $(error KVERS boots Debian's prebuilt kernels: it needs GUEST=debian)
 endif
-ifneq ($(filter-out 7.3 6.12 6.1,$(KVERS)),)
-$(error KVERS must be some of 7.3 6.12 6.1, not '$(KVERS)')
+ifneq ($(filter-out $(SERIES_KVERS),$(KVERS)),)
+$(error KVERS must be some of $(SERIES_KVERS), not '$(KVERS)')
 endif
 endif
 kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0.cpio.gz
 GUEST_OPTS = $(if $(KVERS),$(foreach v,$(KVERS),--kernel-set $(v) $(BUILD)/debian-$(v)/vmlinuz \
 	$(call kver_dom0,$(v))),--kernel $(GUEST_KERNEL) --dom0-initrd $(DOM0_INITRD))
-HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) \
-	--initrd $(INITRD) --guest-types "$(GUEST_TYPES)" \
-	--lat-opts "$(LAT_OPTS)" --kunit-py $(KUNIT_PY) $(KUNIT_PARSE) --accel $(ACCEL) $(RUN_SETTINGS)
+HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) --initrd $(INITRD) --kunit-py $(KUNIT_PY) \
+	$(KUNIT_PARSE) --out $(RESULTS) $(USER_SETTINGS)
 
 
 .PHONY: all run kvers-kernels deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
@@ -150,15 +134,13 @@ HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) \
 all: run
 
 run: deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
-	$(PYTHON) scripts/harness.py matrix $(HARNESS_OPTS) \
-		$(SLOP_SETTINGS) \
-		--out $(RESULTS) --name matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$(KVER))
+	$(PYTHON) scripts/harness.py matrix --profile make $(HARNESS_OPTS) --name matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$(KVER))
 
 # KVERS: each version's Debian kernel and its dom0 initramfs.
 kvers-kernels: initramfs
 	@for v in $(KVERS); do \
 		scripts/fetch-debian-kernel.sh $$v $(BUILD)/debian-$$v || exit 1; \
-		$(if $(call dom0_needed,$(GUEST_TYPES)),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(GUEST_TYPES)) \
+		$(if $(call dom0_needed,$(GUEST_TYPES_RUN)),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(GUEST_TYPES_RUN)) \
 			$(BUILD)/debian-$$v/vmlinuz $(INITRD) $(BUILD)/debian-$$v/initramfs-dom0.cpio.gz \
 			$(BUILD)/debian-$$v/modules || exit 1;,:;) \
 	done
@@ -205,9 +187,9 @@ selftest: tree
 	@$(MAKE) -s -C $(KDIR)/tools/testing/selftests TARGETS=xen_timer \
 		O=$(OUT)/kselftest/host run_tests >$(OUT)/selftest.log 2>&1; \
 		rc=$$?; cat $(OUT)/selftest.log; \
-		[ $$rc = 0 ] && $(PYTHON) scripts/ktap_check.py $(KUNIT_PY) $(OUT)/selftest.log \
+		[ $$rc = 0 ] && $(PYTHON) scripts/harness.py ktap-check $(KUNIT_PY) $(OUT)/selftest.log \
 			xen_timer_slop_test xen_timer_program_test xen_timer_latency_test && \
-		$(PYTHON) scripts/xt_lkft.py check $(OUT)/selftest.log
+		$(PYTHON) scripts/harness.py lkft-check $(OUT)/selftest.log
 
 ksft-install: tree
 	@echo "== kselftest install (static) into $(KSFT)"
@@ -220,14 +202,14 @@ initramfs: ksft-install
 
 # Rebuilt every time, as initramfs is: a few seconds.
 dom0-initramfs: $(GUEST_DEP) initramfs
-	@$(if $(call dom0_needed,$(GUEST_TYPES)),scripts/mkinitramfs-dom0.sh \
-		$(call dom0_hvm,$(GUEST_TYPES)) $(GUEST_KERNEL) $(INITRD) $(DOM0_INITRD) $(GUEST_MODS) && \
-		echo "== dom0 initramfs $(DOM0_INITRD) $(call dom0_hvm,$(GUEST_TYPES))",:)
+	@$(if $(call dom0_needed,$(GUEST_TYPES_RUN)),scripts/mkinitramfs-dom0.sh \
+		$(call dom0_hvm,$(GUEST_TYPES_RUN)) $(GUEST_KERNEL) $(INITRD) $(DOM0_INITRD) $(GUEST_MODS) && \
+		echo "== dom0 initramfs $(DOM0_INITRD) $(call dom0_hvm,$(GUEST_TYPES_RUN))",:)
 
 boot-dom0-initramfs: kernel initramfs
-	@$(if $(call dom0_needed,$(BOOT_GUEST_TYPES)),scripts/mkinitramfs-dom0.sh \
-		$(call dom0_hvm,$(BOOT_GUEST_TYPES)) $(BZIMAGE) $(INITRD) $(BOOT_DOM0_INITRD) && \
-		echo "== dom0 initramfs $(BOOT_DOM0_INITRD) $(call dom0_hvm,$(BOOT_GUEST_TYPES))",:)
+	@$(if $(call dom0_needed,$(GUEST_TYPES_BOOT)),scripts/mkinitramfs-dom0.sh \
+		$(call dom0_hvm,$(GUEST_TYPES_BOOT)) $(BZIMAGE) $(INITRD) $(BOOT_DOM0_INITRD) && \
+		echo "== dom0 initramfs $(BOOT_DOM0_INITRD) $(call dom0_hvm,$(GUEST_TYPES_BOOT))",:)
 
 debian-kernel: deps
 	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR)
@@ -241,33 +223,18 @@ host-tests: deps
 	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests all fuzz
 
 # Boots of our kernel (or a mutant) as make check runs them: KUnit at boot,
-# the selftests, Xen's default timer_slop.  boot-check and the reliability
-# targets share it, so that the figures are those of make check's settings.
-# As many loop samples as the matrix: with 200 a p99 is the second-largest
-# sample, and two host stalls decide it.
-BOOT_SAMPLES ?= 1000
-BOOT_ONESHOT ?= 100
-# The slop of boot-check's second config, of false-failures and of the
-# bypassed and doubled mutants: the program test judges how late a fire
-# comes only where the slop is above twice Xen's timer_slop and what the
-# platform adds to a deadline (its tenth percentile, measured in the same
-# trace), and a slop of 5 ms hangs the bypassed mutant at boot.
-BOOT_SLOP ?= 2000000
-BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --guest-types "$(BOOT_GUEST_TYPES)" \
-	--kunit-py $(KUNIT_PY) --kunit-boot --kunit-min $(KUNIT_MIN_CASES) \
-	--xen-slops default --no-default-config $(call harness_opt,--intervals,$(INTERVALS)) \
-	--samples $(BOOT_SAMPLES) --oneshot $(BOOT_ONESHOT) --vcpus 2 \
-	$(call harness_opt,--timeout,$(TIMEOUT)) \
-	--lat-opts "$(LAT_OPTS)" --out $(RESULTS) --accel $(ACCEL)
+# the selftests, the boot-check profile of the settings.  boot-check and
+# the reliability targets share it, so that the figures are those of make
+# check's settings.
+BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot \
+	--kunit-min $(KUNIT_MIN_CASES) --out $(RESULTS) $(USER_SETTINGS)
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs, as
-# each of BOOT_GUEST_TYPES.
+# each guest type of the boot-check profile.
 define boot_check
-	$(PYTHON) scripts/harness.py matrix $(BOOT_OPTS) --kernel $(BZIMAGE) \
-		--dom0-initrd $(BOOT_DOM0_INITRD) \
-		--guest-slops "default $(BOOT_SLOP)" --retries $(BOOT_RETRIES) \
-		--name boot-check-$(KVER)
-	$(PYTHON) scripts/xt_lkft.py check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
+	$(PYTHON) scripts/harness.py matrix --profile boot-check $(BOOT_OPTS) --kernel $(BZIMAGE) \
+		--dom0-initrd $(BOOT_DOM0_INITRD) --name boot-check-$(KVER)
+	$(PYTHON) scripts/harness.py lkft-check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
 endef
 boot-check: deps xen kernel initramfs boot-dom0-initramfs
 	$(boot_check)
@@ -277,13 +244,11 @@ boot-check: deps xen kernel initramfs boot-dom0-initramfs
 # to files the kernel has, with the commit messages; the new files are
 # lib/, include/ and tools/.  'make patches' refreshes the stored edits
 # and writes each series as mailed to build/series/linux-X.Y.mail/.
-SERIES_KVERS = 7.3 6.12 6.1
-BACKPORT_KVERS = 6.12 6.1
 SERIES_GIT = $(BUILD)/series/linux-
 patches:
-	@for v in $(SERIES_KVERS); do scripts/deps.sh $$v && \
-		scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
-	@$(KUNIT_TOOL_SERIES) scripts/mkseries.sh $(CURDIR) 7.3 $(SERIES_GIT)7.3 write
+	@scripts/deps.sh $(SERIES_KVERS)
+	@for v in $(SERIES_KVERS); do scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
+	@$(KUNIT_TOOL_SERIES) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) write
 
 # After amending the commits of build/series/linux-$(KVER) (branch
 # xen-timer-series): store their edits and messages in the series.
@@ -291,38 +256,25 @@ patches-take:
 	@scripts/mkseries.sh $(CURDIR) $(KVER) $(SERIES_GIT)$(KVER) take
 
 # Reliability: the checks boot-check runs, RUNS times per config.
-# false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1;
-# misses: each scripts/mutant.sh kernel, whose slop is not in effect.
-RUNS    ?= 20
+# false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1
+# (its profile); misses: each scripts/mutant.sh kernel, whose slop is not
+# in effect, built and booted (harness.py misses).
 MUTANTS ?= ignored forced bypassed doubled abslate
-REL_HARNESS = $(PYTHON) scripts/harness.py repeat $(BOOT_OPTS) --runs $(RUNS) \
-	$(call harness_opt,--retries,$(RETRIES))
 
 false-failures: deps xen kernel initramfs boot-dom0-initramfs
-	@echo "== false-failures: Linux $(KVER), $(RUNS) boots as each of $(BOOT_GUEST_TYPES), stress-ng --cpu 1 on host CPU 1, QEMU on CPU 0"
-	@$(REL_HARNESS) --kernel $(BZIMAGE) --dom0-initrd $(BOOT_DOM0_INITRD) \
-		--guest-slops $(BOOT_SLOP) --taskset 0 --host-load 1 \
-		--name false-failures-$(KVER)
+	@$(PYTHON) scripts/harness.py repeat --profile false-failures $(BOOT_OPTS) --kernel $(BZIMAGE) \
+		--dom0-initrd $(BOOT_DOM0_INITRD) --name false-failures-$(KVER)
 
 misses: deps xen tree initramfs
-	@for m in $(MUTANTS); do \
-		slop=$$(scripts/mutant.sh slop $$m) || exit 1; \
-		echo "== misses: mutant $$m, Linux $(KVER), xen_timer_slop=$$slop, $(RUNS) boots as each of $(BOOT_GUEST_TYPES)"; \
-		scripts/mutant.sh $(KDIR) $(OUT)/mutant-$$m $$m $(CURDIR)/configs/xen-guest.config "$(KCC)" $(JOBS) && \
-		scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(BOOT_GUEST_TYPES)) \
-			$(OUT)/mutant-$$m/arch/x86/boot/bzImage $(INITRD) \
-			$(OUT)/initramfs-dom0-mutant.cpio.gz && \
-		$(REL_HARNESS) --kernel $(OUT)/mutant-$$m/arch/x86/boot/bzImage --guest-slops $$slop \
-			--dom0-initrd $(OUT)/initramfs-dom0-mutant.cpio.gz \
-			--expect-flagged --name misses-$$m-$(KVER) || exit 1; \
-	done
+	@$(PYTHON) scripts/harness.py misses --profile misses $(BOOT_OPTS) --mutants "$(MUTANTS)" \
+		--kdir $(KDIR) --build-dir $(OUT) --config $(CURDIR)/configs/xen-guest.config \
+		--kcc "$(KCC)" --jobs $(JOBS) --name misses-$(KVER)
 
 # Every line of tests/edge-params.txt booted under Xen with the guest kernel
 # (GUEST=debian or build): what the kernel made of each value.
 edge: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
-	$(PYTHON) scripts/harness.py edge $(HARNESS_OPTS) \
-		--params-file tests/edge-params.txt --timeout 90 \
-		--out $(RESULTS) --name edge-$(GUEST)-$(KVER)
+	$(PYTHON) scripts/harness.py edge --profile edge $(HARNESS_OPTS) \
+		--params-file tests/edge-params.txt --name edge-$(GUEST)-$(KVER)
 
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)
@@ -335,18 +287,18 @@ checkpatch: tree
 KUNIT_TOOL_SERIES = XT_SERIES=patches/kunit-tool XT_BRANCH=kunit-tool \
 	XT_MAIL=$(BUILD)/series/kunit-tool.mail
 define series_check
-	@for v in $(BACKPORT_KVERS); do scripts/deps.sh $$v || exit 1; done
-	@$(KUNIT_TOOL_SERIES) $(NICE) scripts/mkseries.sh $(CURDIR) 7.3 $(SERIES_GIT)7.3 check
+	@scripts/deps.sh $(BACKPORT_KVERS)
+	@$(KUNIT_TOOL_SERIES) $(NICE) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) check
 	@for v in $(SERIES_KVERS); do $(NICE) scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done
 endef
 series-check: deps
 	$(series_check)
 
-# The series checks of 7.3, then the x86_64 kernel (the configuration
+# The series checks of mainline, then the x86_64 kernel (the configuration
 # of 'make kernel') built after every patch, newest first, from ccache.
 series-bisect: kernel
-	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) 7.3 $(SERIES_GIT)7.3 check \
-		$(BUILD)/series/7.3/x86_64 $(BUILD)/7.3/x86_64/.config
+	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) check \
+		$(BUILD)/series/$(MAINLINE_KVER)/x86_64 $(BUILD)/$(MAINLINE_KVER)/x86_64/.config
 
 # The mainline series built for other architectures as the 0-day bot
 # builds a posting: arm64 (CONFIG_XEN=y, no arch/x86/xen), 32-bit x86
@@ -355,9 +307,9 @@ series-bisect: kernel
 # Debian's cross compilers, ccache.  CI runs it after make check.
 SERIES_ARCHES ?= arm64 i386 m68k
 series-arches: series-check
-	@git -C $(SERIES_GIT)7.3 rev-parse --abbrev-ref HEAD | grep -qx xen-timer-series || \
-		{ echo "series-arches: $(SERIES_GIT)7.3 is not on branch xen-timer-series" >&2; exit 1; }
-	@scripts/series-arches.sh $(SERIES_GIT)7.3 $(BUILD)/series-arches configs/arches $(SERIES_ARCHES)
+	@git -C $(SERIES_GIT)$(MAINLINE_KVER) rev-parse --abbrev-ref HEAD | grep -qx xen-timer-series || \
+		{ echo "series-arches: $(SERIES_GIT)$(MAINLINE_KVER) is not on branch xen-timer-series" >&2; exit 1; }
+	@scripts/series-arches.sh $(SERIES_GIT)$(MAINLINE_KVER) $(BUILD)/series-arches configs/arches $(SERIES_ARCHES)
 
 # The stable backports as a bot on a stable tree runs them: the tree made
 # from Debian's linux-source-X.Y with its series, KUnit on UML.
@@ -377,18 +329,18 @@ backports:
 # --output-sync would hold each command's lines until it ended.
 NICE :=
 check: host-tests checkpatch selftest kunit kunit-x86 xen initramfs boot-dom0-initramfs \
-	$(if $(filter 7.3,$(KVER)),deps-backports)
+	$(if $(filter $(MAINLINE_KVER),$(KVER)),deps-backports)
 	@$(MAKE) --no-print-directory -j2 NICE="nice -n 19" check-last
 	@echo "== make check: Linux $(KVER), all passed"
 
 .PHONY: check-last boot-check-run series-check-run deps-backports
-check-last: boot-check-run $(if $(filter 7.3,$(KVER)),series-check-run backports)
+check-last: boot-check-run $(if $(filter $(MAINLINE_KVER),$(KVER)),series-check-run backports)
 boot-check-run:
 	$(boot_check)
 series-check-run:
 	$(series_check)
 deps-backports:
-	@for v in $(BACKPORT_KVERS); do scripts/deps.sh $$v || exit 1; done
+	@scripts/deps.sh $(BACKPORT_KVERS)
 
 clean:
 	rm -rf $(RESULTS) $(BUILD)/tests $(BUILD)/*/kselftest $(BUILD)/*/*.log

@@ -3,9 +3,18 @@
 """Boot Xen with a guest kernel under QEMU, run the xen_timer suite inside,
 and print the patch thread's latency table.
 
-  harness.py matrix  Xen timer_slop x guest xen_timer_slop=, the thread's table
-  harness.py edge    one boot per line of --params-file, slop test only
-  harness.py repeat  every config --runs times: how often each check flagged
+  harness.py matrix       Xen timer_slop x guest xen_timer_slop=, the thread's table
+  harness.py edge         one boot per line of --params-file, slop test only
+  harness.py repeat       every config RUNS times: how often each check flagged
+  harness.py misses       each scripts/mutant.sh kernel built, then repeat: all flagged?
+  harness.py settings     the settings table (xt_settings), or a list make reads
+  harness.py kunit-cases, kunit-check, ktap-check, lkft-check: the checks of
+                          make check's kunit, selftest and boot-check steps
+
+The run subcommands take every setting of xt_settings as an option
+(--samples 200) or as make writes it (SAMPLES=200), over the defaults of
+a --profile (a make target's); the Makefile passes on only what the user
+set.
 
 Each configuration is one boot (xt_boot) per guest type (--guest-types):
 pv, the guest kernel as Xen's PV dom0 with the initramfs of
@@ -37,17 +46,23 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import Iterator, NoReturn
+import typing
+from typing import Callable, Iterator, NoReturn
 
+import ktap_check
 import xt_boot
 import xt_console
+import xt_kunit
+import xt_lkft
 import xt_model
 import xt_report
+import xt_settings
 import xt_verdict
 from xt_model import (BootResult, CheckSettings, Config, GroupRecord, GuestSettings, Outcome,
                       Try)
 
-DEFAULT = 'default'
+SETTINGS = xt_settings.settings(tuple(xt_boot.GUEST_TYPES))
+RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses')
 
 
 def die(msg: str) -> NoReturn:
@@ -55,45 +70,52 @@ def die(msg: str) -> NoReturn:
     sys.exit(xt_model.EXIT_USAGE)
 
 
-def slop_list(text: str, name: str) -> list[int | None]:
-    """Slops in ns, "default" (None) for the parameter left out."""
-    out: list[int | None] = []
-    for item in text.replace(',', ' ').split():
-        if item == DEFAULT:
-            out.append(None)
-        elif re.fullmatch(r'[0-9]+', item):
-            out.append(int(item))
-        else:
-            die(f'{name}: "{item}" is neither a number of ns nor "default"')
-    if not out:
-        die(f'{name}: empty list')
-    return out
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What one run was asked to do, built once from the command line:
+    the settings of xt_settings.SETTINGS (typed) and the files."""
+    cmd: str
+    name: str
+    out: str
+    xen: str
+    initrd: str
+    # The kernel axis: (version or '', kernel, dom0 initramfs).
+    kernels: tuple[tuple[str, str, str], ...]
+    guest_types: tuple[str, ...]
+    xen_slops: tuple[int | None, ...]
+    guest_slops: tuple[int | None, ...]
+    default_config: bool
+    intervals: tuple[int, ...]
+    samples: int
+    oneshot: int
+    spike_us: int
+    vcpus: int
+    memory: int
+    timeout: int
+    retries: int
+    accel: str
+    taskset: str
+    lat_opts: str
+    guest_args: str
+    runs: int
+    host_load: str
+    params_file: str
+    expect_flagged: bool
+    guest: GuestSettings
+    check: CheckSettings
+    # dom0's xt_domu_*= (VCPUS, MEMORY).
+    domu_params: tuple[str, ...]
+    # misses: the mutants, and (KDIR, BUILD_DIR, CONFIG, CC, JOBS) to
+    # build them with.
+    mutants: tuple[str, ...] = ()
+    mutant_build: tuple[str, str, str, str, str] = ('', '', '', '', '')
+
+    @property
+    def repeat(self) -> int:
+        return self.runs if self.cmd in xt_settings.REPEAT else 1
 
 
-def int_list(text: str, name: str, lo: int, hi: int) -> list[int]:
-    out = []
-    for item in text.replace(',', ' ').split():
-        if not re.fullmatch(r'[0-9]+', item) or not lo <= int(item) <= hi:
-            die(f'{name}: "{item}" is not a whole number in {lo}..{hi}')
-        out.append(int(item))
-    if not out:
-        die(f'{name}: empty list')
-    return out
-
-
-def type_list(text: str) -> list[str]:
-    out: list[str] = []
-    for item in text.replace(',', ' ').split():
-        if item not in xt_boot.GUEST_TYPES:
-            die(f'GUEST_TYPES: "{item}" is not one of {" ".join(sorted(xt_boot.GUEST_TYPES))}')
-        if item not in out:
-            out.append(item)
-    if not out:
-        die('GUEST_TYPES: empty list')
-    return out
-
-
-def common_options(p: argparse.ArgumentParser) -> None:
+def file_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--xen', required=True, help="Xen's ELF (gunzipped xen-4.17-amd64.gz)")
     p.add_argument('--kernel', default='', help='the guest kernel')
     p.add_argument('--kernel-set', action='append', nargs=3, default=[],
@@ -105,129 +127,251 @@ def common_options(p: argparse.ArgumentParser) -> None:
                    help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types")
     p.add_argument('--out', required=True, help='results directory')
     p.add_argument('--name', default='matrix', help='prefix of the result files')
-    p.add_argument('--guest-types', default='pv',
-                   help=f'one or more of {" ".join(xt_boot.GUEST_TYPES)}; each config boots as each')
-    p.add_argument('--intervals', default='50 1000',
-                   help='intervals of the latency test and cyclictest, us')
-    p.add_argument('--samples', default='1000', help='samples per interval')
-    p.add_argument('--oneshot', default='200', help="the latency test's least number of one-shot reference sleeps")
-    p.add_argument('--vcpus', default='2')
-    p.add_argument('--timeout', default='300', help='seconds per boot (per domU)')
-    p.add_argument('--spike-us', default='100', help="the table's spike threshold, us")
-    p.add_argument('--lat-opts', default='', help='more options for xen_timer_latency_test')
-    p.add_argument('--guest-args', default='', help="more on the guest's command line")
     p.add_argument('--kunit-py', default='',
                    help="the tree's kunit.py, to parse every KTAP stream with")
     p.add_argument('--kunit-boot', action='store_true',
                    help='the guest runs KUnit at boot: its KTAP must pass')
     p.add_argument('--kunit-min', type=int, default=1,
                    help='fail unless KUnit at boot ran at least this many cases')
-    p.add_argument('--accel', default='auto', choices=('auto', 'kvm', 'tcg'),
-                   help='QEMU acceleration; auto probes KVM with a short Xen boot')
-    p.add_argument('--taskset', default='', help='host CPUs to pin QEMU to (taskset -c)')
-    p.add_argument('--retries', default='2',
-                   help='boot a config again this many times while it ends INFRA')
 
 
-def slop_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--xen-slops', default='50000 5000',
-                   help='Xen timer_slop= values, ns, or "default" for none')
-    p.add_argument('--guest-slops', default='100000 5000',
-                   help='guest xen_timer_slop= values, ns, or "default" for none')
-    p.add_argument('--no-default-config', action='store_true',
-                   help='skip the extra config with both defaults')
+def setting_options(p: argparse.ArgumentParser, cmd: str) -> None:
+    """The settings of SETTINGS that cmd takes, as options and as make
+    writes them (VAR=VALUE); a profile changes their defaults."""
+    p.add_argument('--profile', default='make', choices=tuple(xt_settings.PROFILES),
+                   help="the defaults of a make target (see 'harness.py settings')")
+    for s in xt_settings.for_command(SETTINGS, cmd):
+        p.add_argument(s.option, dest=s.key, default=None, metavar=s.make,
+                       help=f'{s.help} ({s.describe()}; default {s.default or "none"})')
+    p.add_argument('assign', nargs='*', metavar='VAR=VALUE',
+                   help='a setting as make writes it (SAMPLES=200)')
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
+def setting_texts(table: tuple[xt_settings.Setting, ...], profile: str, assign: list[str],
+                  options: dict[str, str | None]) -> dict[str, str]:
+    """Each setting's text: the profile's default, then VAR=VALUE, then
+    the option; every one checked (one line and exit 2 if bad)."""
+    try:
+        text = xt_settings.defaults(table, profile)
+        for a in assign:
+            s, value = xt_settings.assignment(table, a)
+            text[s.key] = value
+        text.update({k: v for k, v in options.items() if v is not None})
+        for s in table:
+            s.parse(text[s.key])
+    except xt_settings.SettingError as e:
+        die(str(e))
+    return text
+
+
+def parse_settings(ns: argparse.Namespace) -> dict[str, object]:
+    """The typed value of every setting: those ns.cmd takes from the
+    command line, the others their defaults."""
+    table = xt_settings.for_command(SETTINGS, ns.cmd)
+    text = setting_texts(table, ns.profile, ns.assign, {s.key: getattr(ns, s.key) for s in table})
+    return {s.key: s.parse(text.get(s.key, s.default)) for s in SETTINGS}
+
+
+def cmd_settings(ns: argparse.Namespace) -> int:
+    """The settings table, a list the Makefile reads, or one setting's
+    value under a profile and assignments."""
+    if ns.list:
+        lists = {'guest-types': tuple(xt_boot.GUEST_TYPES),
+                 'domu-types': tuple(t for t, g in xt_boot.GUEST_TYPES.items() if g.domu),
+                 'make-vars': tuple(s.make for s in SETTINGS)}
+        if ns.list not in lists:
+            die(f'settings --list: "{ns.list}" is not one of {" ".join(lists)}')
+        print(' '.join(lists[ns.list]))
+        return 0
+    if ns.get:
+        by_make = {s.make: s for s in SETTINGS}
+        if ns.get not in by_make:
+            die(f'settings --get: "{ns.get}" is not one of {" ".join(by_make)}')
+        # Every setting is checked, so that make stops at a bad one.
+        text = setting_texts(SETTINGS, ns.profile, ns.assign, {})
+        print(text[by_make[ns.get].key])
+        return 0
+    print(xt_settings.markdown(SETTINGS), end='')
+    return 0
+
+
+def add_settings(p: argparse.ArgumentParser) -> None:
+    p.add_argument('--list', default='', help='guest-types, domu-types or make-vars, '
+                   'on one line')
+    p.add_argument('--get', default='', metavar='VAR', help='the value of one setting')
+    p.add_argument('--profile', default='make', choices=tuple(xt_settings.PROFILES))
+    p.add_argument('assign', nargs='*', metavar='VAR=VALUE')
+    p.set_defaults(func=cmd_settings)
+
+
+def cmd_kunit_cases(ns: argparse.Namespace) -> int:
+    return xt_kunit.cases_command(ns.source)
+
+
+def add_kunit_cases(p: argparse.ArgumentParser) -> None:
+    p.add_argument('source', nargs='+', help='KUnit source files')
+    p.set_defaults(func=cmd_kunit_cases)
+
+
+def cmd_kunit_check(ns: argparse.Namespace) -> int:
+    rc, line = xt_kunit.check(ns.json, ns.log, ns.min_cases, ns.max_skips)
+    print(line, file=sys.stderr if rc else sys.stdout)
+    return rc
+
+
+def add_kunit_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument('json', help="kunit.py's --json file")
+    p.add_argument('log', help="kunit.py's output")
+    p.add_argument('min_cases', type=int)
+    p.add_argument('max_skips', type=int)
+    p.set_defaults(func=cmd_kunit_check)
+
+
+def cmd_ktap_check(ns: argparse.Namespace) -> int:
+    return ktap_check.check(ns.kunit_py, ns.file, ns.tests)
+
+
+def add_ktap_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument('kunit_py', help="the tree's kunit.py")
+    p.add_argument('file', help='a KTAP stream or run_kselftest.sh output')
+    p.add_argument('tests', nargs='*', help='selftests that must have run and ended ok')
+    p.set_defaults(func=cmd_ktap_check)
+
+
+def cmd_lkft_check(ns: argparse.Namespace) -> int:
+    return xt_lkft.check_files(ns.files)
+
+
+def add_lkft_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument('files', nargs='+', help='run_kselftest.sh outputs')
+    p.set_defaults(func=cmd_lkft_check)
+
+
+TOOL_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    'settings': ('the settings table, or a list the Makefile reads', add_settings),
+    'kunit-cases': ('how many results KUnit sources give (KUNIT_MIN_CASES)', add_kunit_cases),
+    'kunit-check': ("judge kunit.py's JSON: at least MIN_CASES, none failed, "
+                    'at most MAX_SKIPS skipped', add_kunit_check),
+    'ktap-check': ("parse a KTAP stream and its nested ones with the tree's kunit.py",
+                   add_ktap_check),
+    'lkft-check': ("what Linaro's parse-output.py would record of run_kselftest.sh "
+                   'outputs: one name per result', add_lkft_check),
+}
+
+
+def parse_args(argv: list[str]) -> Request:
     ap = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
-    sub = ap.add_subparsers(dest='cmd', metavar='matrix|edge|repeat')
+    sub = ap.add_subparsers(dest='cmd', metavar='|'.join((*RUN_COMMANDS, *TOOL_COMMANDS)))
     sub.required = True
-    fmt = argparse.ArgumentDefaultsHelpFormatter
-    m = sub.add_parser('matrix', help='the slop matrix and the thread table', formatter_class=fmt)
-    common_options(m)
-    slop_options(m)
-    e = sub.add_parser('edge', help='one boot per line of guest parameters', formatter_class=fmt)
-    common_options(e)
-    e.add_argument('--params-file', required=True,
-                   help='one boot per line of guest parameters, slop test only')
-    r = sub.add_parser('repeat', help='every config --runs times, count what flagged',
-                       formatter_class=fmt)
-    common_options(r)
-    slop_options(r)
-    r.add_argument('--runs', required=True)
-    r.add_argument('--expect-flagged', action='store_true',
-                   help='a broken kernel: succeed only if every boot was flagged')
-    r.add_argument('--host-load', default='', metavar='CPUS',
-                   help='keep the host CPUs CPUS busy while it runs (stress-ng --cpu 1)')
-    args = ap.parse_args(argv)
-
-    args.intervals = int_list(args.intervals, 'INTERVALS', 1, 1000000)
-    args.samples = int_list(args.samples, 'SAMPLES', 1, 10000000)[0]
-    args.oneshot = int_list(args.oneshot, 'ONESHOT', 10, 1000000)[0]
-    args.vcpus = int_list(args.vcpus, 'VCPUS', 1, 64)[0]
-    args.timeout = int_list(args.timeout, 'TIMEOUT', 10, 86400)[0]
-    args.spike_us = int_list(args.spike_us, 'SPIKE_US', 1, 10000000)[0]
-    args.retries = int_list(args.retries, 'RETRIES', 0, 10)[0]
-    args.repeat = int_list(args.runs, 'RUNS', 1, 1000)[0] if args.cmd == 'repeat' else 1
-    args.expect_flagged = getattr(args, 'expect_flagged', False)
-    args.host_load = getattr(args, 'host_load', '')
-    if args.host_load and not re.fullmatch(r'\d+([-,]\d+)*', args.host_load):
-        die(f'--host-load: {args.host_load!r} is not a CPU list like 1 or 0-1')
-    if args.host_load and not shutil.which('stress-ng'):
+    helps = {'matrix': 'the slop matrix and the thread table',
+             'edge': 'one boot per line of guest parameters',
+             'repeat': 'every config RUNS times, count what flagged',
+             'misses': 'each mutant of scripts/mutant.sh built and booted RUNS times: '
+             'succeed only if every boot was flagged'}
+    for cmd in RUN_COMMANDS:
+        p = sub.add_parser(cmd, help=helps[cmd])
+        file_options(p)
+        setting_options(p, cmd)
+        if cmd == 'edge':
+            p.add_argument('--params-file', required=True,
+                           help='one boot per line of guest parameters, slop test only')
+        if cmd == 'repeat':
+            p.add_argument('--expect-flagged', action='store_true',
+                           help='a broken kernel: succeed only if every boot was flagged')
+        if cmd == 'misses':
+            p.add_argument('--mutants', required=True, help='mutants of scripts/mutant.sh')
+            p.add_argument('--kdir', required=True, help='the kernel tree to build them from')
+            p.add_argument('--build-dir', required=True,
+                           help='each mutant is built in BUILD_DIR/mutant-NAME')
+            p.add_argument('--config', required=True, help='the config fragment')
+            p.add_argument('--kcc', default='gcc', help='the compiler (ccache gcc)')
+            p.add_argument('--jobs', default='2')
+    for cmd, (help_, add) in TOOL_COMMANDS.items():
+        add(sub.add_parser(cmd, help=help_))
+    ns = ap.parse_args(argv)
+    if ns.cmd in TOOL_COMMANDS:
+        sys.exit(ns.func(ns))
+    v = parse_settings(ns)
+    types = typing.cast(tuple[str, ...], v['guest_types'])
+    if v['host_load'] and not shutil.which('stress-ng'):
         die('stress-ng missing: run make deps')
-    args.params_file = getattr(args, 'params_file', '')
-    if args.taskset and not re.fullmatch(r'\d+([-,]\d+)*', args.taskset):
-        die(f'--taskset: {args.taskset!r} is not a CPU list like 0 or 0-1')
-    if args.taskset and not shutil.which('taskset'):
+    if v['taskset'] and not shutil.which('taskset'):
         die('taskset missing (util-linux)')
-    args.guest_types = type_list(args.guest_types)
-    domu = [t for t in args.guest_types if xt_boot.GUEST_TYPES[t].domu]
-    if args.kernel_set and (args.kernel or args.dom0_initrd):
+    domu = [t for t in types if xt_boot.GUEST_TYPES[t].domu]
+    for t in domu:
+        g = xt_boot.GUEST_TYPES[t]
+        room = g.memory_mb - xt_boot.mb(g.dom0_mem) - xt_boot.XEN_RESERVE_MB
+        if typing.cast(int, v['memory']) > room:
+            die(f'MEMORY: a {t} domU has at most {room} MB here, not {v["memory"]}')
+    if ns.cmd == 'misses':
+        # Each mutant's kernel and dom0 initramfs, built when it comes.
+        ns.kernel, ns.dom0_initrd = mutant_files(ns, '')
+        ns.kernel_set = []
+    elif ns.kernel_set and (ns.kernel or ns.dom0_initrd):
         die('give --kernel-set or --kernel and --dom0-initrd, not both')
-    if not args.kernel_set and not args.kernel:
+    if not ns.kernel_set and not ns.kernel:
         die('no guest kernel: give --kernel or --kernel-set')
-    # The kernel axis: (version or '', kernel, dom0 initramfs).
-    args.kernels = [tuple(k) for k in args.kernel_set] or [('', args.kernel, args.dom0_initrd)]
-    if len({k[0] for k in args.kernels}) != len(args.kernels):
+    if ns.cmd == 'misses':
+        for m in ns.mutants.split():
+            if subprocess.run([MUTANT_SH, 'slop', m], capture_output=True).returncode:
+                die(f'--mutants: "{m}" is not a mutant of scripts/mutant.sh')
+    kernels: tuple[tuple[str, str, str], ...] = tuple(
+        (v, k, d) for v, k, d in ns.kernel_set) or (('', ns.kernel, ns.dom0_initrd),)
+    if len({k[0] for k in kernels}) != len(kernels):
         die('--kernel-set: each version once')
-    for _, kernel, dom0_initrd in args.kernels:
+    for _, kernel, dom0_initrd in kernels:
         if domu and not dom0_initrd:
             die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
         for f in (kernel, *([dom0_initrd] if domu else [])):
-            if not os.path.isfile(f):
+            if ns.cmd != 'misses' and not os.path.isfile(f):
                 die(f'{f} does not exist')
-    for f in (args.xen, args.initrd):
+    for f in (ns.xen, ns.initrd):
         if not os.path.isfile(f):
             die(f'{f} does not exist')
-    if args.kunit_boot and not args.kunit_py:
+    if ns.kunit_boot and not ns.kunit_py:
         die('--kunit-boot needs --kunit-py')
-    if any(xt_boot.GUEST_TYPES[t].efi for t in args.guest_types):
+    if any(xt_boot.GUEST_TYPES[t].efi for t in types):
         for f in (xt_boot.XEN_EFI, xt_boot.OVMF):
             if not os.path.isfile(f):
                 die(f'{f} missing, needed by a PVH dom0: run make deps')
     if not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
-    args.guest = GuestSettings(intervals=tuple(args.intervals), samples=args.samples,
-                               oneshot=args.oneshot, hist_us=xt_console.CYCLICTEST_HIST_US,
-                               rt_priority=xt_console.CYCLICTEST_RT_PRIORITY,
-                               lat_opts=args.lat_opts, guest_args=args.guest_args)
-    args.check = CheckSettings(intervals=tuple(args.intervals), spike_us=args.spike_us,
-                               tests=(xt_console.SLOP_TEST,) if args.cmd == 'edge' else
-                               (xt_console.SLOP_TEST, xt_console.PROGRAM_TEST,
-                                xt_console.LATENCY_TEST),
-                               kunit_py=args.kunit_py, kunit_boot=args.kunit_boot,
-                               kunit_min=args.kunit_min)
-    return args
+    intervals = typing.cast(tuple[int, ...], v['intervals'])
+    guest = GuestSettings(params=xt_settings.guest_params(SETTINGS, v),
+                          hist_us=xt_console.CYCLICTEST_HIST_US,
+                          rt_priority=xt_console.CYCLICTEST_RT_PRIORITY,
+                          guest_args=typing.cast(str, v['guest_args']))
+    check = CheckSettings(intervals=intervals, spike_us=typing.cast(int, v['spike_us']),
+                          tests=(xt_console.SLOP_TEST,) if ns.cmd == 'edge' else
+                          (xt_console.SLOP_TEST, xt_console.PROGRAM_TEST,
+                           xt_console.LATENCY_TEST),
+                          kunit_py=ns.kunit_py, kunit_boot=ns.kunit_boot,
+                          kunit_min=ns.kunit_min)
+    return Request(cmd=ns.cmd, mutants=tuple(getattr(ns, 'mutants', '').split()),
+                   mutant_build=(getattr(ns, 'kdir', ''), getattr(ns, 'build_dir', ''),
+                                 getattr(ns, 'config', ''), getattr(ns, 'kcc', ''),
+                                 getattr(ns, 'jobs', '')),
+                   domu_params=xt_settings.guest_params(SETTINGS, v, domu=True),
+                   name=ns.name, out=os.path.abspath(ns.out), xen=ns.xen,
+                   initrd=ns.initrd, kernels=kernels,
+                   params_file=getattr(ns, 'params_file', ''),
+                   expect_flagged=getattr(ns, 'expect_flagged', False),
+                   guest=guest, check=check,
+                   **{k: v[k] for k in (
+                       'guest_types', 'xen_slops', 'guest_slops', 'default_config',
+                       'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
+                       'timeout', 'retries', 'accel', 'taskset', 'lat_opts', 'guest_args',
+                       'runs', 'host_load')})  # type: ignore[arg-type]
 
 
-def configs_of(args: argparse.Namespace) -> list[Config]:
+def configs_of(args: Request) -> list[Config]:
     """Every config of the run, each repeated, kernel outermost, then the
     guest type."""
     return [dataclasses.replace(c, kernel=kv) for kv, _, _ in args.kernels
             for c in type_configs(args)]
 
 
-def type_configs(args: argparse.Namespace) -> list[Config]:
+def type_configs(args: Request) -> list[Config]:
     if args.cmd == 'edge':
         try:
             with open(args.params_file) as f:
@@ -236,10 +380,8 @@ def type_configs(args: argparse.Namespace) -> list[Config]:
             die(f'{args.params_file}: {e.strerror}')
         return [Config('', t, None, None, '' if p == '(none)' else p)
                 for t in args.guest_types for p in plines]
-    xs = slop_list(args.xen_slops, 'XEN_SLOPS')
-    gs = slop_list(args.guest_slops, 'GUEST_SLOPS')
-    slops = [(x, g) for x in xs for g in gs]
-    if not args.no_default_config and (None, None) not in slops:
+    slops = [(x, g) for x in args.xen_slops for g in args.guest_slops]
+    if args.default_config and (None, None) not in slops:
         slops.append((None, None))
     return [Config('', t, x, g, None, run if args.repeat > 1 else 0)
             for t in args.guest_types for x, g in slops for run in range(1, args.repeat + 1)]
@@ -255,7 +397,7 @@ class Job:
     result: BootResult | None = None
 
 
-def try_done(args: argparse.Namespace, job: Job, r: BootResult) -> bool:
+def try_done(args: Request, job: Job, r: BootResult) -> bool:
     """Record one try of job (its result r): True if it is to be booted
     again (it ended INFRA and has tries left).  A FAIL never is."""
     n = len(job.tries) + 1
@@ -282,7 +424,7 @@ def try_done(args: argparse.Namespace, job: Job, r: BootResult) -> bool:
     return False
 
 
-def try_tag(args: argparse.Namespace, job: Job) -> str:
+def try_tag(args: Request, job: Job) -> str:
     n = len(job.tries) + 1
     return job.tag if n == 1 else f'{job.tag} (try {n} of {args.retries + 1})'
 
@@ -292,7 +434,7 @@ def try_idx(job: Job) -> str:
     return str(job.k) if n == 1 else f'{job.k}.try{n}'
 
 
-def boot_config(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
+def boot_config(args: Request, machine: xt_boot.Machine, boots: str,
                 job: Job) -> None:
     """Boot one config whose guest is dom0, again while it ends INFRA
     (--retries more times)."""
@@ -307,7 +449,7 @@ def boot_config(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
             return
 
 
-def boot_group(args: argparse.Namespace, machine: xt_boot.Machine, boots: str,
+def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
                jobs: list[Job], gtag: str, groups: list[GroupRecord]) -> None:
     """Boot Xen and dom0 once for the jobs' domUs, again for those that
     ended INFRA (while they have tries left) or never ran (an earlier
@@ -372,15 +514,54 @@ def host_load(cpus: str) -> Iterator[None]:
         load.wait()
 
 
+SCRIPTS = os.path.dirname(os.path.abspath(__file__))
+MUTANT_SH = os.path.join(SCRIPTS, 'mutant.sh')
+
+
+def mutant_files(ns: argparse.Namespace | Request, mutant: str) -> tuple[str, str]:
+    """A mutant's kernel and the dom0 initramfs that starts it."""
+    bdir = ns.build_dir if isinstance(ns, argparse.Namespace) else ns.mutant_build[1]
+    return (os.path.join(bdir, f'mutant-{mutant}', 'arch/x86/boot/bzImage'),
+            os.path.join(bdir, 'initramfs-dom0-mutant.cpio.gz'))
+
+
+def misses(args: Request) -> int:
+    """Each mutant built (scripts/mutant.sh), its dom0 initramfs made, and
+    booted as repeat --expect-flagged at the slop its breakage shows at;
+    stops at the first mutant that was not flagged every time."""
+    kdir, bdir, config, kcc, jobs = args.mutant_build
+    for n, m in enumerate(args.mutants, 1):
+        slop = int(subprocess.run([MUTANT_SH, 'slop', m], capture_output=True, text=True,
+                                  check=True).stdout)
+        kernel, dom0_initrd = mutant_files(args, m)
+        print(f'== misses: mutant {m} ({n} of {len(args.mutants)}), xen_timer_slop={slop}, '
+              f'{args.runs} boots as each of {" ".join(args.guest_types)}', flush=True)
+        steps = [[MUTANT_SH, kdir, os.path.join(bdir, f'mutant-{m}'), m, config, kcc, jobs]]
+        if any(xt_boot.GUEST_TYPES[t].domu for t in args.guest_types):
+            steps.append([os.path.join(SCRIPTS, 'mkinitramfs-dom0.sh'),
+                          *(['--hvm'] if 'hvm' in args.guest_types else []),
+                          kernel, args.initrd, dom0_initrd])
+        for step in steps:
+            if subprocess.run(step).returncode:
+                print(f'harness: misses: {os.path.basename(step[0])} failed for mutant {m}',
+                      file=sys.stderr)
+                return xt_model.EXIT_FAIL
+        rc = run(dataclasses.replace(args, cmd='repeat', expect_flagged=True,
+                                     kernels=(('', kernel, dom0_initrd),), guest_slops=(slop,),
+                                     name=f'{args.name}-{m}'))
+        if rc:
+            return rc
+    return xt_model.EXIT_PASS
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     with host_load(args.host_load):
-        return run(args)
+        return misses(args) if args.cmd == 'misses' else run(args)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Request) -> int:
     configs = configs_of(args)
-    args.out = os.path.abspath(args.out)
     # Each boot's console and KTAP streams go below the results, not beside.
     boots = os.path.join(args.out, f'{args.name}-boots')
     shutil.rmtree(boots, ignore_errors=True)
@@ -397,7 +578,8 @@ def run(args: argparse.Namespace) -> int:
                                          initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
                                          else args.initrd,
                                          vcpus=args.vcpus, timeout=args.timeout,
-                                         accel_args=tuple(accel_args), taskset=args.taskset)
+                                         accel_args=tuple(accel_args), taskset=args.taskset,
+                                         domu_params=args.domu_params)
                 for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
     kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
                              for kv, k, _ in args.kernels)
@@ -445,18 +627,18 @@ def run(args: argparse.Namespace) -> int:
 
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
-        xt_report.print_table(results, args.intervals, args.spike_us, accel_desc, f)
+        xt_report.print_table(results, list(args.intervals), args.spike_us, accel_desc, f)
     png = None
     if args.cmd == 'edge':
         table = xt_report.params_table(results, kernel_names, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
             f.write(table)
     else:
-        xt_report.print_table(results, args.intervals, args.spike_us, accel_desc, sys.stdout)
-        table = xt_report.summary_table(results, args.intervals, args.spike_us, accel_desc)
+        xt_report.print_table(results, list(args.intervals), args.spike_us, accel_desc, sys.stdout)
+        table = xt_report.summary_table(results, list(args.intervals), args.spike_us, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
             f.write(table)
-        png = xt_report.plot(results, args.intervals, args.name, args.out)
+        png = xt_report.plot(results, list(args.intervals), args.name, args.out)
     print(table)
     if args.repeat > 1:
         rtable = xt_report.repeat_table(results)
@@ -468,7 +650,7 @@ def run(args: argparse.Namespace) -> int:
                'guest_kernel': kernel_names,
                'kernels': [{'version': kv, 'kernel': os.path.basename(k)}
                            for kv, k, _ in args.kernels],
-               'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus,
+               'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus, 'domu_memory_mb': args.memory,
                'samples': args.samples, 'intervals': args.intervals,
                'seconds': round(total, 1), 'repeat': args.repeat,
                'passed': count[Outcome.PASS], 'failed': count[Outcome.FAIL],

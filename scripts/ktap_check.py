@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""ktap_check.py KUNIT_PY FILE [TEST...]: parse FILE with the tree's kunit.py.
+"""harness.py ktap-check KUNIT_PY FILE [TEST...]: parse FILE with the tree's kunit.py.
 
 FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
 "run_tests" log), the nested stream of each test is parsed as well.
@@ -19,14 +19,12 @@ import xt_console
 import xt_verdict
 
 
-def main() -> None:
-    if len(sys.argv) < 3:
-        sys.exit('usage: ktap_check.py KUNIT_PY FILE [TEST...]')
-    kunit_py, path = (os.path.abspath(a) for a in sys.argv[1:3])
-    want = sys.argv[3:]
+def check(kunit_py: str, path: str, want: list[str]) -> int:
+    kunit_py, path = os.path.abspath(kunit_py), os.path.abspath(path)
     for f in (kunit_py, path):
         if not os.path.isfile(f):
-            sys.exit(f'ktap_check: {f} does not exist')
+            print(f'ktap_check: {f} does not exist', file=sys.stderr)
+            return 2
     with open(path, errors='replace') as fh:
         lines = fh.read().splitlines()
     streams = [(os.path.basename(path), path)]
@@ -47,8 +45,4 @@ def main() -> None:
         sc = xt_verdict.ktap_parse(kunit_py, stream)
         print(f'ktap_check: {name}: kunit.py parse: {"" if sc.ok else "parse error: "}{sc.summary}')
         bad += not sc.ok
-    sys.exit(1 if bad else 0)
-
-
-if __name__ == '__main__':
-    main()
+    return 1 if bad else 0

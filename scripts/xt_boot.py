@@ -62,6 +62,16 @@ class GuestParams:
         return self.xl_type or self.name
 
 
+# What Xen keeps of the machine's memory beside dom0's, MB: a domU gets at
+# most memory_mb - dom0_mem - this.
+XEN_RESERVE_MB = 128
+
+
+def mb(size: str) -> int:
+    """Xen's 512M or 1G in MB."""
+    return int(size[:-1]) * (1024 if size.endswith('G') else 1)
+
+
 GUEST_TYPES = {
     # The guest is dom0 itself.
     'pv': GuestParams(name='pv', memory_mb=1024, dom0_mem='512M', cpu_model=None,
@@ -216,6 +226,8 @@ class Machine:
     timeout: int
     accel_args: tuple[str, ...] = ()
     taskset: str = ''
+    # dom0's xt_domu_*= that shape a domU (xt_settings.guest_params).
+    domu_params: tuple[str, ...] = ()
 
 
 def xen_cmdline(m: Machine, xen_slop: int | None) -> str:
@@ -414,10 +426,10 @@ class GroupBoot:
         self.xen_cmd = xen_cmdline(m, xen_slop)
         # dom0 takes none of the guest's parameters: a bad xen_timer_slop=
         # would break dom0 before any domU starts.  The domU gets as many
-        # vCPUs as the machine (VCPUS), which the results record.
+        # vCPUs as the machine (VCPUS) and MEMORY, which the results record.
         self.dom0_cmdline = ' '.join([*m.guest.dom0_args,
                                       f'xt_domu_type={m.guest.domu_type}',
-                                      f'xt_domu_vcpus={m.vcpus}', 'console=hvc0'])
+                                      *m.domu_params, 'console=hvc0'])
         self.parts = [Part(m, c) for c in guest_cmdlines]
         self.shared: list[tuple[str, float]] = []
         self.shared_seconds = 0.0

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from typing import Callable
 
+import xt_model
 from xt_model import PROGRAM_TEST as PROGRAM_TEST
 from xt_model import (REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency,
                       Outcome, Status)
@@ -309,6 +310,31 @@ def ktap_results(lines: list[str], test: str = '') -> list[KtapResult]:
     return res
 
 
+class RecordError(ValueError):
+    pass
+
+
+def xt_record(line: str) -> object:
+    """The typed record (xt_model.XT_RECORDS) of an XT_* line, anywhere in
+    line ("# XT_CPU cpu=0 ..."): every field of the record must be there,
+    of its type; RecordError says which is not."""
+    m = re.search(r'\b(XT_[A-Z]+) (.*)$', line)
+    if not m or m.group(1) not in xt_model.XT_RECORDS:
+        raise RecordError(f'not an XT_* record line: {line!r}')
+    cls = xt_model.XT_RECORDS[m.group(1)]
+    got = dict(re.findall(r'(\w+)=(\S*)', m.group(2)))
+    vals: dict[str, object] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in got:
+            raise RecordError(f'{m.group(1)} has no {f.name}=: {line!r}')
+        conv = {'int': int, 'float': float, 'str': str}[str(f.type)]
+        try:
+            vals[f.name] = conv(got[f.name])
+        except ValueError:
+            raise RecordError(f'{m.group(1)} {f.name}={got[f.name]} is not a {f.type}') from None
+    return cls(**vals)
+
+
 def kv(line: str) -> dict[str, float]:
     """The numbers of a "key=value ..." diagnostic line."""
     return {k: float(v) for k, v in re.findall(r'(\w+)=(-?[0-9.]+)', line)}
@@ -405,19 +431,26 @@ def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: in
         if b[test].rc not in (KSFT_PASS, KSFT_SKIP) or not res:
             r.bad_exit.append(test)
         for line in b[test].lines:
-            if 'XT_LAT ' in line:
-                d = kv(line)
-                r.intervals.setdefault(int(d['interval_us']), Interval()).ours = Latency(
-                    samples=int(d['samples']), min_us=d['min_ns'] / 1e3,
-                    avg_us=d['avg_ns'] / 1e3, max_us=d['max_ns'] / 1e3,
-                    p50_us=d['p50_ns'] / 1e3, p99_us=d['p99_ns'] / 1e3,
-                    p999_us=d['p999_ns'] / 1e3, spikes=int(d.get('over', d['spikes'])))
-            if 'XT_PROG ' in line:
-                r.prog_check = kv(line)
-            if 'XT_NOISE ' in line:
+            if not re.search(r'\bXT_[A-Z]+ ', line) or any(f'{t} ' in line
+                                                            for t in xt_model.XT_UNPARSED):
+                continue
+            try:
+                rec = xt_record(line)
+            except RecordError as e:
+                r.problems.append(f'{test}: {e}')
+                continue
+            if isinstance(rec, xt_model.XtLat):
+                r.intervals.setdefault(rec.interval_us, Interval()).ours = Latency(
+                    samples=rec.samples, min_us=rec.min_ns / 1e3, avg_us=rec.avg_ns / 1e3,
+                    max_us=rec.max_ns / 1e3, p50_us=rec.p50_ns / 1e3, p99_us=rec.p99_ns / 1e3,
+                    p999_us=rec.p999_ns / 1e3, spikes=rec.over)
+            elif isinstance(rec, xt_model.XtProg):
+                r.prog_check = rec
+            elif isinstance(rec, xt_model.XtNoise):
                 r.noise.append(line[line.index('XT_NOISE '):])
-            if 'XT_CPU ' in line:
-                r.cpus.append(dict(re.findall(r'(\w+)=(\S+)', line)))
+                r.noise_checks.append(rec)
+            elif isinstance(rec, xt_model.XtCpu):
+                r.cpus.append(rec)
     for i in intervals:
         name = f'cyclictest-{i}'
         if name in b:

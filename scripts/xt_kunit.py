@@ -8,12 +8,12 @@ results ("test_cases") have a name and a status, PASS, FAIL, SKIP or
 ERROR (a crash).  What the JSON does not carry is kunit.py's count of
 KTAP syntax errors; those are the "[ERROR]" lines of its output.
 
-As a command, for scripts/kunit-run.sh:
-  xt_kunit.py check JSON LOG MIN_CASES MAX_SKIPS
+harness.py's subcommands, for scripts/kunit-run.sh and the Makefile:
+  harness.py kunit-check JSON LOG MIN_CASES MAX_SKIPS
 prints one summary line and fails unless the JSON has at least MIN_CASES
 results, none FAIL or ERROR, at most MAX_SKIPS SKIP, and LOG (kunit.py's
 output) no parse error.
-  xt_kunit.py cases SOURCE...
+  harness.py kunit-cases SOURCE...
 prints how many results the suites of KUnit source files give: one per
 KUNIT_CASE, one per row of a KUNIT_CASE_PARAM's KUNIT_ARRAY_PARAM
 array (make's KUNIT_MIN_CASES, so that a new row raises it).
@@ -194,27 +194,16 @@ def source_cases(text: str) -> int:
     return n
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) >= 3 and argv[1] == 'cases':
-        total = 0
-        for src in argv[2:]:
-            try:
-                with open(src) as f:
-                    total += source_cases(f.read())
-            except (OSError, ValueError) as e:
-                print(f'xt_kunit.py cases: {src}: {getattr(e, "strerror", None) or e}',
-                      file=sys.stderr)
-                return 1
-        print(total)
-        return 0
-    if len(argv) != 6 or argv[1] != 'check' or not all(a.isdigit() for a in argv[4:]):
-        print('usage: xt_kunit.py check JSON LOG MIN_CASES MAX_SKIPS | cases SOURCE',
-              file=sys.stderr)
-        return 2
-    rc, line = check(argv[2], argv[3], int(argv[4]), int(argv[5]))
-    print(line, file=sys.stderr if rc else sys.stdout)
-    return rc
-
-
-if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+def cases_command(sources: list[str]) -> int:
+    """harness.py kunit-cases: print the results the sources give."""
+    total = 0
+    for src in sources:
+        try:
+            with open(src) as f:
+                total += source_cases(f.read())
+        except (OSError, ValueError) as e:
+            print(f'harness.py kunit-cases: {src}: {getattr(e, "strerror", None) or e}',
+                  file=sys.stderr)
+            return 1
+    print(total)
+    return 0

@@ -12,10 +12,11 @@ gives the same result a new name in every config, and its history
 breaks.  This module derives the names the way that parser does (its
 rules, written here; the parser is not ours to ship) and checks a run:
 
-  xt_lkft.py check FILE...   every FILE a run_kselftest.sh output (a
-                             kselftest stream) of one run; fails when a
-                             SKIP reason has a digit in it, or when one
-                             result is recorded under two SKIP names.
+  harness.py lkft-check FILE...   every FILE a run_kselftest.sh output
+                                  (a kselftest stream) of one run; fails
+                                  when a SKIP reason has a digit in it, or
+                                  when one result is recorded under two
+                                  SKIP names.
 """
 
 from __future__ import annotations
@@ -82,12 +83,11 @@ def problems(streams: dict[str, list[str]]) -> list[str]:
     return found
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 2 or argv[0] != 'check':
-        print('usage: xt_lkft.py check FILE...', file=sys.stderr)
-        return 2
+def check_files(paths: list[str]) -> int:
+    """harness.py lkft-check: 0 if every result of the files keeps one
+    name, 1 if not, 2 if a file cannot be read."""
     streams = {}
-    for path in argv[1:]:
+    for path in paths:
         try:
             with open(path, errors='replace') as f:
                 streams[path] = f.read().splitlines()
@@ -103,7 +103,3 @@ def main(argv: list[str]) -> int:
         return 1
     print(f'xt_lkft: {n} results in {len(streams)} streams, each under one name per outcome')
     return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))

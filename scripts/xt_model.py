@@ -26,6 +26,8 @@ import enum
 import re
 from typing import Any, Iterable
 
+import xt_settings
+
 # The selftest that reads what the kernel asks of the Xen timer: on Xen
 # it must judge, a skip there (no kprobe events) is the kernel's failure,
 # unless the command line leaves no slop to expect.
@@ -37,8 +39,7 @@ NO_SLOP_SKIP = 'no expected slop for this command line'
 PLATFORM_SKIP = 'platform could not resolve it in this run'
 PLATFORM_FLAG = 'platform could not resolve '
 
-# Xen's own default of its timer_slop= (xen/common/timer.c: 50 us).
-XEN_DEFAULT_TIMER_SLOP_NS = 50000
+XEN_DEFAULT_TIMER_SLOP_NS = xt_settings.XEN_DEFAULT_TIMER_SLOP_NS
 
 
 class Outcome(enum.Enum):
@@ -126,14 +127,13 @@ class Config:
 
 @dataclasses.dataclass(frozen=True)
 class GuestSettings:
-    """What scripts/guest-init is told on the guest's command line: it
-    has no defaults of its own."""
-    intervals: tuple[int, ...]
-    samples: int
-    oneshot: int
+    """What scripts/guest-init is told on the guest's command line (it has
+    no defaults of its own): params, the xt_*= of the run's settings
+    (xt_settings.guest_params), then per config the slop or the edge
+    parameters and Xen's timer_slop."""
+    params: tuple[str, ...]
     hist_us: int
     rt_priority: int
-    lat_opts: str = ''
     guest_args: str = ''
 
     def cmdline(self, c: Config) -> str:
@@ -144,15 +144,11 @@ class GuestSettings:
             guest += c.params.split()
         elif c.guest_slop is not None:
             guest.append(f'xen_timer_slop={c.guest_slop}')
-        guest += [f'xt_intervals={",".join(map(str, self.intervals))}',
-                  f'xt_samples={self.samples}', f'xt_oneshot={self.oneshot}',
-                  f'xt_hist_us={self.hist_us}', f'xt_rt_prio={self.rt_priority}']
+        guest += [*self.params, f'xt_hist_us={self.hist_us}', f'xt_rt_prio={self.rt_priority}']
         # What the host holds a guest timer back by: Xen's timer_slop.
         guest.append(f'xt_host_slop={XEN_DEFAULT_TIMER_SLOP_NS if c.xen_slop is None else c.xen_slop}')
         if c.params is not None:
             guest.append('xt_latency=0')
-        if self.lat_opts:
-            guest.append('xt_lat_opts=' + ','.join(self.lat_opts.split()))
         return ' '.join(guest + self.guest_args.split())
 
 
@@ -214,6 +210,99 @@ class Interval:
         return self.ours if tool == 'ours' else self.cyclictest
 
 
+@dataclasses.dataclass(frozen=True)
+class XtCpu:
+    """xen_timer_slop_test's XT_CPU line: one CPU's tick device, the
+    clockevent in use, its min_delta_ns (-1: unreadable) and what the
+    command line makes the test expect."""
+    cpu: int
+    device: str
+    current: str
+    min_delta_ns: int
+    expected_ns: str
+
+
+@dataclasses.dataclass(frozen=True)
+class XtProg:
+    """xen_timer_program_test's XT_PROG line: what the kernel asked of the
+    Xen timer while the test's requests ran, and the fires it judged."""
+    slop_ns: int
+    core: str
+    events: int
+    malformed: int
+    requests: int
+    short: int
+    pending: int
+    calls: int
+    min_delta_ns: int
+    below_slop: int
+    short_not_slop: int
+    bad_delta_ns: int
+    pending_called: int
+    lost: int
+    fires: int
+    judged_fires: int
+    early: int
+    early_by_ns: int
+    forced_fires: int
+    forced_min_ns: int
+    pair_fires: int
+    pair_min_ns: int
+    pair_early: int
+    normal_fires: int
+    normal_lat_p10_ns: int
+    upper_judged: int
+    upper_limit_ns: int
+    pair_judged: int
+    stuck: int
+
+
+@dataclasses.dataclass(frozen=True)
+class XtLat:
+    """xen_timer_latency_test's XT_LAT line: one interval's figures and
+    the limits it was held to, ns."""
+    interval_us: int
+    samples: int
+    min_ns: int
+    avg_ns: float
+    max_ns: int
+    p50_ns: int
+    p99_ns: int
+    p999_ns: int
+    spikes: int
+    spike_ns: int
+    over: int
+    over_us: int
+    ref_samples: int
+    ref_avg_ns: float
+    ref_p99_ns: int
+    avg_limit_ns: float
+    p99_limit_ns: int
+
+
+@dataclasses.dataclass(frozen=True)
+class XtNoise:
+    """xen_timer_latency_test's XT_NOISE line: one limit's check against
+    the platform's spread (chunk_values: each chunk's, comma-separated)."""
+    interval_us: int
+    check: str
+    chunks: int
+    chunks_over: int
+    value: float
+    limit: float
+    ref_spread: float
+    factor: int
+    chunk_values: str
+
+
+# The XT_* lines the selftests print for the harness, by tag: each
+# field is a key=value of the line, of the field's type.  XT_EV (a trace
+# event around a violation) is for the reader of the console alone.
+XT_RECORDS: dict[str, type] = {'XT_CPU': XtCpu, 'XT_PROG': XtProg, 'XT_LAT': XtLat,
+                               'XT_NOISE': XtNoise}
+XT_UNPARSED = ('XT_EV',)
+
+
 @dataclasses.dataclass
 class ConsoleFacts:
     """What a finished console says (xt_console.parse): the selftests'
@@ -226,9 +315,11 @@ class ConsoleFacts:
     problems: list[str] = dataclasses.field(default_factory=list)
     bad_exit: list[str] = dataclasses.field(default_factory=list)
     streams: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    cpus: list[dict[str, str]] = dataclasses.field(default_factory=list)
-    prog_check: dict[str, float] | None = None
+    cpus: list[XtCpu] = dataclasses.field(default_factory=list)
+    prog_check: XtProg | None = None
+    # The XT_NOISE lines as printed, and as read.
     noise: list[str] = dataclasses.field(default_factory=list)
+    noise_checks: list[XtNoise] = dataclasses.field(default_factory=list)
     cmdline: str | None = None
     dmesg: list[str] = dataclasses.field(default_factory=list)
 
@@ -236,7 +327,7 @@ class ConsoleFacts:
     def min_delta_ns(self) -> str | None:
         """The xen clockevent's min_delta_ns as the slop test found it on
         each CPU: one value when they agree, else each CPU's."""
-        vals = [c.get('min_delta_ns', '-') for c in self.cpus]
+        vals = [str(c.min_delta_ns) for c in self.cpus]
         if not vals:
             return None
         return vals[0] if len(set(vals)) == 1 else '/'.join(vals)
@@ -364,9 +455,11 @@ class BootResult:
             'intervals': {i: {k: v.as_json() for k, v in (('ours', iv.ours),
                                                           ('cyclictest', iv.cyclictest)) if v}
                           for i, iv in f.intervals.items()},
-            'problems': f.problems, 'bad_exit': f.bad_exit, 'cpus': f.cpus,
-            'min_delta_ns': f.min_delta_ns, 'prog_check': f.prog_check,
-            'noise': f.noise,
+            'problems': f.problems, 'bad_exit': f.bad_exit,
+            'cpus': [dataclasses.asdict(c) for c in f.cpus],
+            'min_delta_ns': f.min_delta_ns,
+            'prog_check': dataclasses.asdict(f.prog_check) if f.prog_check else None,
+            'noise': [dataclasses.asdict(n) for n in f.noise_checks],
             'cmdline': f.cmdline, 'dmesg': f.dmesg,
             'ktap_parse': {n: s.summary for n, s in self.streams.items()},
             'ktap_files': {n: s.path for n, s in self.streams.items()},

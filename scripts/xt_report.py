@@ -76,11 +76,11 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
             w(f'{"Samples:":<26}{fmt(stat(o, "samples")):>6} {fmt(stat(c, "samples")):>12}\n')
         p = r.facts.prog_check
         if p is not None:
-            w(f'\n# Xen timer programs: {p["calls"]:.0f} calls, smallest delta '
-              f'{p["min_delta_ns"]:.0f} ns; {p["short"]:.0f} requests below the slop, '
-              f'{p["short_not_slop"]:.0f} handed another; {p["pending"]:.0f} met a forced '
-              f'event pending, {p["pending_called"]:.0f} called the device; '
-              f'{p["early"]:.0f} of {p["fires"]:.0f} fires early\n')
+            w(f'\n# Xen timer programs: {p.calls} calls, smallest delta '
+              f'{p.min_delta_ns} ns; {p.short} requests below the slop, '
+              f'{p.short_not_slop} handed another; {p.pending} met a forced '
+              f'event pending, {p.pending_called} called the device; '
+              f'{p.early} of {p.fires} fires early\n')
         for n in r.facts.noise:
             w(f'# {n}\n')
         w('\n# verdicts\n')
