@@ -538,8 +538,16 @@ static void test_prog_check(void)
 			t[m++] = (struct xt_event){ .type = XT_EV_FIRE, .ts = ts };
 		}
 		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
-		CHECK(v.early_fires == 1 && !v.stuck && !v.fires_ok && !v.early_excused,
-		      "one early fire, a moving clock: %zu early, %zu stuck", v.early_fires, v.stuck);
+		CHECK(v.early_fires == 1 && !v.stuck && v.fires_ok && !v.early_excused &&
+		      v.early_platform,
+		      "one early fire, a moving clock: the platform's: %zu early, %zu stuck",
+		      v.early_fires, v.stuck);
+		t[m - 5].ts -= 1061000;
+		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires == 2 && !v.stuck && !v.fires_ok && !v.early_platform,
+		      "two early fires, a moving clock: the kernel's: %zu early, %zu stuck",
+		      v.early_fires, v.stuck);
+		t[m - 5].ts += 1061000;
 		t[2].ts = t[1].ts;
 		t[3].ts = t[1].ts;
 		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);

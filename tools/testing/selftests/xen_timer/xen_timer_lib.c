@@ -763,12 +763,15 @@ void xt_prog_check(const struct xt_event *ev, size_t n, uint64_t slop,
 	 * still (its emulated TSC fell behind Xen's time) at most one in
 	 * XT_EARLY_EXCUSED of the fires judged are the platform's, and the
 	 * rest decide; more, up to one in ten, leave the result to the
-	 * platform.
+	 * platform.  So does a lone early fire among XT_EARLY_EXCUSED or more
+	 * where the clock kept moving: a starved emulator makes one, no
+	 * slop that is not in effect makes one alone.
 	 */
 	v->early_excused = v->early_fires && v->stuck &&
 			   v->early_fires * XT_EARLY_EXCUSED <= v->judged_fires;
-	v->early_platform = v->early_fires && v->stuck && !v->early_excused &&
-			    v->early_fires * 10 < v->judged_fires;
+	v->early_platform = v->early_fires && !v->early_excused &&
+			    (v->stuck ? v->early_fires * 10 < v->judged_fires :
+			     v->early_fires == 1 && v->judged_fires >= XT_EARLY_EXCUSED);
 	v->fires_ok = !v->early_fires || v->early_excused || v->early_platform;
 	if (v->upper_judged) {
 		v->fires_ok &= v->forced_min <= v->upper_limit;
