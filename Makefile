@@ -282,8 +282,8 @@ checkpatch: tree
 # The series: each stored one up to date, checkpatch --strict on the mail,
 # git am onto the pristine base.  make check runs it; the build after
 # every mainline patch is series-bisect's, which CI runs after make check
-# (.ci/run): a full x86_64 build of its own and one per patch, 6-7 min
-# more of make check here, on two cores (RESULTS.md).
+# (.ci/run): a full x86_64 build of its own and one per patch, too long
+# for make check on two cores (RESULTS.md has the times).
 KUNIT_TOOL_SERIES = XT_SERIES=patches/kunit-tool XT_BRANCH=kunit-tool \
 	XT_MAIL=$(BUILD)/series/kunit-tool.mail
 define series_check
@@ -322,7 +322,7 @@ backports:
 # the series checks and the backports' builds (make -j2, one after the
 # other), which are niced: its guests sleep most of the time and leave
 # QEMU's CPU to the builds, which leave it to QEMU when it needs it (-j3,
-# all three at once, took as long cold: 35.9 min, RESULTS.md).  The
+# all three at once, was no faster: RESULTS.md).  The
 # run-only targets have no prerequisites, so that no two makes build one
 # tree at once.  Their lines interleave as they come (each says what it is
 # of: "[3/8] PV ...", "== patches 6.12: ...", "== kunit: Linux 6.1 ..."):

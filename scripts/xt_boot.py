@@ -111,7 +111,7 @@ GUEST_TYPES = {
 # ("kvm_buf_set_msrs" assertion with -cpu host) or Xen faults at its first
 # instructions.  So ACCEL=auto boots Xen once under KVM, with a dummy dom0
 # module, and takes KVM only if Xen brings up its CPUs (it then panics for
-# want of a dom0 kernel; 1.4 s under TCG here).
+# want of a dom0 kernel, within seconds even under TCG).
 KVM_ARGS = ['-enable-kvm', '-cpu', 'host']
 PROBE_SECONDS = 30
 PROBE_OK = re.compile(r'\(XEN\) Brought up \d+ CPUs')
@@ -368,7 +368,7 @@ class Boot(Watched):
 # one guest command line a line, booted in turn.
 DOMUS_FILE = 'etc/xt-domus'
 # After a domU ended, dom0 starts the next within this (xl destroy, xl
-# create: 5 s here under TCG) or the group is over.
+# create: seconds under TCG) or the group is over.
 NEXT_DOMU_S = 60.0
 # After Xen or dom0 died: the lines that still tell.
 GROUP_DEAD_GRACE_S = 2.0

@@ -39,6 +39,10 @@ DOMU_STAGES = ('domU', 'domU started')
 # dom0 prints after it (xl list, the vCPUs' stacks) follows within this.
 DOMU_STALL = '@@XT DOMU-STALL'
 DOMU_STALL_GRACE_S = 15.0
+# A guest at its timeout is hung only if it printed nothing for this long
+# (at most half the timeout): one that was still printing was slowed by
+# its host, whose fault a timeout then is.
+HANG_QUIET_S = 120.0
 # dom0's watchdog: the domU is gone before its end marker.
 DOMU_DIED = '@@XT DOMU-DIED'
 # A boot is over before its end marker on any of these (xt_model's
@@ -113,6 +117,8 @@ class Watcher:
         self.marks: list[tuple[str, float]] = [('Xen', 0.0)]
         self.stop_at: float | None = None
         self.guest_started = False
+        # When the guest last printed (any line but Xen's).
+        self.last_line_t: float | None = None
 
     @property
     def status(self) -> str | None:
@@ -147,6 +153,8 @@ class Watcher:
     def feed(self, line: str, t: float) -> str | None:
         """One console line at time t; returns the new stage, or None."""
         self.lines.append(line)
+        if not line.startswith('(XEN)'):
+            self.last_line_t = t
         new = None
         if KERNEL_START in line and self.stage == 'Xen':
             new = 'guest kernel'
@@ -217,8 +225,15 @@ class Watcher:
         QEMU's exit code.  Returns the status."""
         self.marks.append(('end', t))
         if self.ending is None:
-            if timeout is not None and self.guest_started:
-                self.ending = Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s')
+            quiet = t - (self.last_line_t if self.last_line_t is not None else 0.0)
+            if timeout is not None and self.guest_started and \
+                    quiet < min(HANG_QUIET_S, timeout / 2):
+                self.ending = Ending(Outcome.INFRA, 'too slow', f'no end marker after {timeout} '
+                                     f's, the guest still printing {quiet:.0f} s before '
+                                     f'(stage "{self.stage}"): the host starved it')
+            elif timeout is not None and self.guest_started:
+                self.ending = Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s, '
+                                     f'nothing printed for {quiet:.0f} s (stage "{self.stage}")')
             elif timeout is not None:
                 self.ending = Ending(Outcome.INFRA, 'timeout', f'the guest kernel had not '
                                      f'started after {timeout} s (stage "{self.stage}")')

@@ -170,7 +170,8 @@ def domu_start(lines):
 
 
 def watch(lines, **finish):
-    """A Watcher fed a captured console, one line every 10 ms."""
+    """A Watcher fed a captured console, one line every 10 ms; with a
+    timeout, the boot ends at it."""
     w = xt_console.Watcher(end_grace_s=1.0, fail_grace_s=2.0)
     t = 0.0
     for line in lines:
@@ -178,7 +179,7 @@ def watch(lines, **finish):
         w.feed(line, t)
         if w.should_stop(t):
             break
-    w.finish(t, **finish)
+    w.finish(max(t, finish.get('timeout') or 0), **finish)
     return w
 
 
@@ -256,8 +257,23 @@ class CapturedConsoles(unittest.TestCase):
 
     def test_hang(self):
         w = watch(captured('console.pv-hang'), timeout=60)
-        self.assertEqual(w.status, 'hang: no end marker after 60 s')
+        self.assertTrue(w.status.startswith('hang: no end marker after 60 s, nothing printed '
+                                            'for 5'), w.status)
         self.assertEqual([m for m, _ in w.marks], ['Xen', 'guest kernel', 'end'])
+
+    def test_still_printing_at_the_timeout_is_too_slow(self):
+        # A domU of make false-failures beside stress-ng and a make check:
+        # 8 times slower than quiet, it had begun cyclictest 31 s before
+        # its 300 s: the host's fault, booted again, never a pass.
+        lines = captured('console.pv-ok')
+        cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
+        w = xt_console.Watcher(1.0, 2.0)
+        for k, line in enumerate(cut):
+            w.feed(line, 269.0 * (k + 1) / len(cut))
+        w.finish(300.0, timeout=300)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertTrue(w.status.startswith('too slow: no end marker after 300 s, the guest '
+                                            'still printing 31 s before'), w.status)
 
     def test_pvh_domu(self):
         # A PVH boot: dom0 (no KUnit) starts the guest as a PVH domU.
@@ -287,7 +303,8 @@ class CapturedConsoles(unittest.TestCase):
     def test_pvh_stall_is_a_hang(self):
         # The PVH domU's console stopped in cyclictest's histogram.
         w = watch(captured('console.pvh-stall'), timeout=90)
-        self.assertEqual((w.status, w.stage), ('hang: no end marker after 90 s', 'cyclictest-1000'))
+        self.assertTrue(w.status.startswith('hang: no end marker after 90 s'), w.status)
+        self.assertEqual(w.stage, 'cyclictest-1000')
 
     def test_pvh_stall_marker(self):
         # dom0's watchdog says the domU's console stopped: the boot ends
@@ -323,7 +340,7 @@ class CapturedConsoles(unittest.TestCase):
         lines = captured('console.pv-ok')
         cut = lines[:lines.index('# selftests: xen_timer: xen_timer_latency_test') + 5]
         w = watch(cut, timeout=40)
-        self.assertEqual(w.status, 'hang: no end marker after 40 s')
+        self.assertTrue(w.status.startswith('hang: no end marker after 40 s'), w.status)
         self.assertEqual(w.stage, 'kselftest xen_timer_latency_test')
         self.assertEqual(xt_console.parse(cut, [50], 100).problems[0],
                          'run_kselftest.sh did not run')
