@@ -305,7 +305,7 @@ def parse_args(argv: list[str]) -> Request:
             die(f'MEMORY: a {t} domU has at most {room} MB here, not {v["memory"]}')
     if ns.cmd == 'misses':
         # Each mutant's kernel and dom0 initramfs, built when it comes.
-        ns.kernel, ns.dom0_initrd = mutant_files(ns, '')
+        ns.kernel, ns.dom0_initrd = mutant_files(ns.build_dir, '')
         ns.kernel_set = []
     elif ns.kernel_set and (ns.kernel or ns.dom0_initrd):
         die('give --kernel-set or --kernel and --dom0-initrd, not both')
@@ -518,9 +518,9 @@ SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 MUTANT_SH = os.path.join(SCRIPTS, 'mutant.sh')
 
 
-def mutant_files(ns: argparse.Namespace | Request, mutant: str) -> tuple[str, str]:
-    """A mutant's kernel and the dom0 initramfs that starts it."""
-    bdir = ns.build_dir if isinstance(ns, argparse.Namespace) else ns.mutant_build[1]
+def mutant_files(bdir: str, mutant: str) -> tuple[str, str]:
+    """A mutant's kernel and the dom0 initramfs that starts it, below
+    bdir (misses --build-dir)."""
     return (os.path.join(bdir, f'mutant-{mutant}', 'arch/x86/boot/bzImage'),
             os.path.join(bdir, 'initramfs-dom0-mutant.cpio.gz'))
 
@@ -533,7 +533,7 @@ def misses(args: Request) -> int:
     for n, m in enumerate(args.mutants, 1):
         slop = int(subprocess.run([MUTANT_SH, 'slop', m], capture_output=True, text=True,
                                   check=True).stdout)
-        kernel, dom0_initrd = mutant_files(args, m)
+        kernel, dom0_initrd = mutant_files(bdir, m)
         print(f'== misses: mutant {m} ({n} of {len(args.mutants)}), xen_timer_slop={slop}, '
               f'{args.runs} boots as each of {" ".join(args.guest_types)}', flush=True)
         steps = [[MUTANT_SH, kdir, os.path.join(bdir, f'mutant-{m}'), m, config, kcc, jobs]]
