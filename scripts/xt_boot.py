@@ -240,20 +240,49 @@ def xen_cmdline(m: Machine, xen_slop: int | None) -> str:
     return ' '.join(cmd)
 
 
+def kernel_cmdline(m: Machine, guest_cmdline: str | None) -> str:
+    """The command line of the kernel Xen boots as dom0.  The guest is
+    dom0: what dom0 needs, then the guest's.  The guest is a domU: dom0
+    takes none of the guest's parameters (a bad xen_timer_slop= would
+    break dom0 before any domU starts), only the domU's type and shape,
+    and guest_cmdline (None: DOMUS_FILE lists the domUs) as
+    xt_domu.WORD, which scripts/dom0-init gives its one domU."""
+    if not m.guest.domu:
+        return ' '.join([*m.guest.dom0_args, guest_cmdline or ''])
+    words = [] if guest_cmdline is None else [
+        f'xt_domu.{w}' for w in guest_cmdline.split() if w != DOMU_CONSOLE]
+    return ' '.join([*m.guest.dom0_args, f'xt_domu_type={m.guest.domu_type}',
+                     *m.domu_params, DOMU_CONSOLE, *words])
+
+
+# dom0's console, and the one dom0-init gives every domU.
+DOMU_CONSOLE = 'console=hvc0'
+
+
+def cpu_model(m: Machine) -> str | None:
+    """QEMU's -cpu, unless KVM's accel_args give theirs."""
+    return m.guest.cpu_model if not m.accel_args else None
+
+
+def qemu_args(m: Machine) -> list[str]:
+    """QEMU's options of the machine: its CPU, memory and vCPUs."""
+    cpu = cpu_model(m)
+    return [*(['-cpu', cpu] if cpu else []), '-m', str(m.guest.memory_mb), '-smp', str(m.vcpus),
+            '-no-reboot']
+
+
 def qemu_cmd(m: Machine, boot: list[str]) -> list[str]:
     """QEMU's command line around boot (how Xen is loaded)."""
     pin = ['taskset', '-c', m.taskset] if m.taskset else []
-    cpu = ['-cpu', m.guest.cpu_model] if m.guest.cpu_model and not m.accel_args else []
-    return [*pin, 'qemu-system-x86_64', *m.accel_args, *cpu, *boot,
-            '-m', str(m.guest.memory_mb), '-smp', str(m.vcpus), '-nographic',
-            '-serial', 'stdio', '-monitor', 'none', '-no-reboot']
+    return [*pin, 'qemu-system-x86_64', *m.accel_args, *boot, *qemu_args(m), '-nographic',
+            '-serial', 'stdio', '-monitor', 'none']
 
 
-def multiboot(m: Machine, xen_cmd: str, kernel_cmdline: str, initrd: str) -> list[str]:
+def multiboot(m: Machine, xen_cmd: str, cmdline: str, initrd: str) -> list[str]:
     """QEMU's multiboot loading of Xen, the kernel and its initramfs."""
-    # QEMU splits -initrd at commas: the kernel's command line must have none.
+    # QEMU splits -initrd at commas: one of the command line is written as two.
     return ['-kernel', m.xen, '-append', xen_cmd,
-            '-initrd', f'{m.kernel} {kernel_cmdline.replace(",", ",,")},{initrd}']
+            '-initrd', f'{m.kernel} {cmdline.replace(",", ",,")},{initrd}']
 
 
 def run_qemu(cmd: list[str], poll_s: float, feed: Callable[[str, float], None],
@@ -312,14 +341,14 @@ class Boot(Watched):
         self.m = m
         self.xen_cmd = xen_cmd = xen_cmdline(m, xen_slop)
         self.guest_cmdline = guest_cmdline
-        kernel_cmdline = ' '.join([*m.guest.dom0_args, guest_cmdline])
+        kernel_cmd = kernel_cmdline(m, guest_cmdline)
         self.efi_dir: str | None = None
         if m.guest.efi:
             boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', OVMF,
-                    '-drive', f'file=fat:{self.efi_tree(xen_cmd, kernel_cmdline)},'
+                    '-drive', f'file=fat:{self.efi_tree(xen_cmd, kernel_cmd)},'
                     'format=raw,if=ide,snapshot=on']
         else:
-            boot = multiboot(m, xen_cmd, kernel_cmdline, m.initrd)
+            boot = multiboot(m, xen_cmd, kernel_cmd, m.initrd)
         self.cmd = qemu_cmd(m, boot)
         self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
                                         domu=m.guest.domu)
@@ -424,12 +453,7 @@ class GroupBoot:
             raise ValueError(f'guest type {m.guest.name} is dom0 itself: no domUs')
         self.m = m
         self.xen_cmd = xen_cmdline(m, xen_slop)
-        # dom0 takes none of the guest's parameters: a bad xen_timer_slop=
-        # would break dom0 before any domU starts.  The domU gets as many
-        # vCPUs as the machine (VCPUS) and MEMORY, which the results record.
-        self.dom0_cmdline = ' '.join([*m.guest.dom0_args,
-                                      f'xt_domu_type={m.guest.domu_type}',
-                                      *m.domu_params, 'console=hvc0'])
+        self.dom0_cmdline = kernel_cmdline(m, None)
         self.parts = [Part(m, c) for c in guest_cmdlines]
         self.shared: list[tuple[str, float]] = []
         self.shared_seconds = 0.0
