@@ -129,12 +129,32 @@ HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) --initrd $(INITRD) --kunit-py $(KU
 .PHONY: all run kvers-kernels deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
 	false-failures misses series-check series-bisect series-arches backports patches-take dom0-initramfs \
-	boot-dom0-initramfs
+	boot-dom0-initramfs lava-jobs lava-run lava-merge lava-templates
 
 all: run
 
+RUN_NAME = matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$(KVER))
 run: deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
-	$(PYTHON) scripts/harness.py matrix --profile make $(HARNESS_OPTS) --name matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$(KVER))
+	$(PYTHON) scripts/harness.py matrix --profile make $(HARNESS_OPTS) --name $(RUN_NAME)
+
+# The same matrix in a LAVA lab (README, "LAVA"): lava-jobs writes one job
+# per config, the images and the device dictionary to
+# build/results/lava-$(RUN_NAME)-lava/ (BASE_URL: where the lab fetches
+# its images/); lava-run runs them here; lava-merge judges their logs (in
+# its logs/, or LOGS=) as local boots: the same table, JSON and KTAP.
+LAVA_TEMPLATES = $(BUILD)/lava-server/usr/share/lava-server/device-types
+BASE_URL ?=
+LOGS     ?=
+lava-jobs: deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
+	$(PYTHON) scripts/harness.py lava --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
+		$(if $(BASE_URL),--base-url $(BASE_URL))
+lava-run: lava-jobs lava-templates
+	scripts/lava-local.sh $(LAVA_TEMPLATES) $(RESULTS)/lava-$(RUN_NAME)-lava/jobs
+lava-merge:
+	$(PYTHON) scripts/harness.py merge --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
+		$(if $(LOGS),--logs $(LOGS))
+lava-templates: deps
+	@scripts/fetch-lava-templates.sh $(BUILD)/lava-server
 
 # KVERS: each version's Debian kernel and its dom0 initramfs.
 kvers-kernels: initramfs
@@ -231,12 +251,19 @@ BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-b
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs, as
 # each guest type of the boot-check profile.
+# Then the same configs as LAVA jobs, valid by LAVA's schema, and one
+# (a PV dom0, a 2 ms slop) run by lava-run here: its merged verdicts must
+# equal boot-check's of that config (scripts/lava-check.sh).
+BOOT_CHECK_OPTS = --profile boot-check $(BOOT_OPTS) --kernel $(BZIMAGE) \
+	--dom0-initrd $(BOOT_DOM0_INITRD)
 define boot_check
-	$(PYTHON) scripts/harness.py matrix --profile boot-check $(BOOT_OPTS) --kernel $(BZIMAGE) \
-		--dom0-initrd $(BOOT_DOM0_INITRD) --name boot-check-$(KVER)
+	$(PYTHON) scripts/harness.py matrix $(BOOT_CHECK_OPTS) --name boot-check-$(KVER)
 	$(PYTHON) scripts/harness.py lkft-check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
+	$(PYTHON) scripts/harness.py lava $(BOOT_CHECK_OPTS) --name lava-boot-check-$(KVER)
+	PYTHON=$(PYTHON) scripts/lava-check.sh $(LAVA_TEMPLATES) $(RESULTS) lava-check-$(KVER) \
+		$(RESULTS)/boot-check-$(KVER).json -- $(BOOT_CHECK_OPTS) GUEST_TYPES=pv GUEST_SLOPS=2000000
 endef
-boot-check: deps xen kernel initramfs boot-dom0-initramfs
+boot-check: deps xen kernel initramfs boot-dom0-initramfs lava-templates
 	$(boot_check)
 
 # The series (scripts/mkseries.sh): mainline in patches/ (against 7.3),
@@ -328,7 +355,7 @@ backports:
 # of: "[3/8] PV ...", "== patches 6.12: ...", "== kunit: Linux 6.1 ..."):
 # --output-sync would hold each command's lines until it ended.
 NICE :=
-check: host-tests checkpatch selftest kunit kunit-x86 xen initramfs boot-dom0-initramfs \
+check: host-tests checkpatch selftest kunit kunit-x86 xen initramfs boot-dom0-initramfs lava-templates \
 	$(if $(filter $(MAINLINE_KVER),$(KVER)),deps-backports)
 	@$(MAKE) --no-print-directory -j2 NICE="nice -n 19" check-last
 	@echo "== make check: Linux $(KVER), all passed"

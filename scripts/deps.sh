@@ -27,6 +27,9 @@ need=(
 	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 	"/usr/lib/python3/dist-packages/git/__init__.py python3-git"
 	"mypy mypy" "pkg:libclang-rt-dev libclang-rt-dev"
+	# LAVA: lava-run runs make check's LAVA job here (lava_common checks
+	# every job's schema)
+	"lava-run lava-dispatcher"
 	# make series-arches: the cross compilers the 0-day bot would use
 	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" "i686-linux-gnu-gcc gcc-i686-linux-gnu"
 	"m68k-linux-gnu-gcc gcc-m68k-linux-gnu"

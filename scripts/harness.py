@@ -7,6 +7,8 @@ and print the patch thread's latency table.
   harness.py edge         one boot per line of --params-file, slop test only
   harness.py repeat       every config RUNS times: how often each check flagged
   harness.py misses       each scripts/mutant.sh kernel built, then repeat: all flagged?
+  harness.py lava         the matrix as LAVA jobs (xt_lava), one per config, for a lab
+  harness.py merge        the logs of those jobs judged as local boots: the same reports
   harness.py settings     the settings table (xt_settings), or a list make reads
   harness.py kunit-cases, kunit-check, ktap-check, lkft-check: the checks of
                           make check's kunit, selftest and boot-check steps
@@ -40,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -53,6 +56,7 @@ import ktap_check
 import xt_boot
 import xt_console
 import xt_kunit
+import xt_lava
 import xt_lkft
 import xt_model
 import xt_report
@@ -62,7 +66,7 @@ from xt_model import (BootResult, CheckSettings, Config, GroupRecord, GuestSetti
                       Try)
 
 SETTINGS = xt_settings.settings(tuple(xt_boot.GUEST_TYPES))
-RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses')
+RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses', 'lava', 'merge')
 
 
 def die(msg: str) -> NoReturn:
@@ -109,6 +113,11 @@ class Request:
     # build them with.
     mutants: tuple[str, ...] = ()
     mutant_build: tuple[str, str, str, str, str] = ('', '', '', '', '')
+    # lava: where a lab fetches the images; merge: the jobs' logs, and a
+    # run's JSON whose verdicts they must equal.
+    base_url: str = ''
+    logs: str = ''
+    compare: str = ''
 
     @property
     def repeat(self) -> int:
@@ -267,7 +276,9 @@ def parse_args(argv: list[str]) -> Request:
              'edge': 'one boot per line of guest parameters',
              'repeat': 'every config RUNS times, count what flagged',
              'misses': 'each mutant of scripts/mutant.sh built and booted RUNS times: '
-             'succeed only if every boot was flagged'}
+             'succeed only if every boot was flagged',
+             'lava': 'one LAVA job per config of the matrix, and the device dictionary',
+             'merge': "the LAVA jobs' logs judged as local boots: table, JSON, KTAP"}
     for cmd in RUN_COMMANDS:
         p = sub.add_parser(cmd, help=helps[cmd])
         file_options(p)
@@ -286,6 +297,17 @@ def parse_args(argv: list[str]) -> Request:
             p.add_argument('--config', required=True, help='the config fragment')
             p.add_argument('--kcc', default='gcc', help='the compiler (ccache gcc)')
             p.add_argument('--jobs', default='2')
+        if cmd == 'lava':
+            p.add_argument('--base-url', default='',
+                           help='where the lab fetches the images directory '
+                           '(default: file:// of it, for lava-run here)')
+        if cmd == 'merge':
+            p.add_argument('--logs', default='',
+                           help="the jobs' logs, each named as its job file with .log "
+                           '(default OUT/NAME-lava/logs)')
+            p.add_argument('--compare', default='',
+                           help="a run's JSON: fail unless the merged verdicts equal its "
+                           'verdicts of the same configs')
     for cmd, (help_, add) in TOOL_COMMANDS.items():
         add(sub.add_parser(cmd, help=help_))
     ns = ap.parse_args(argv)
@@ -334,8 +356,14 @@ def parse_args(argv: list[str]) -> Request:
         for f in (xt_boot.XEN_EFI, xt_boot.OVMF):
             if not os.path.isfile(f):
                 die(f'{f} missing, needed by a PVH dom0: run make deps')
-    if not shutil.which('qemu-system-x86_64'):
+    if ns.cmd not in ('lava', 'merge') and not shutil.which('qemu-system-x86_64'):
         die('qemu-system-x86_64 missing: run make deps')
+    base_url = getattr(ns, 'base_url', '')
+    if base_url and not re.match(r'(https?|file)://\S+$', base_url):
+        die(f'--base-url: "{base_url}" is not an http://, https:// or file:// URL')
+    compare = getattr(ns, 'compare', '')
+    if compare and not os.path.isfile(compare):
+        die(f'--compare: {compare} does not exist')
     intervals = typing.cast(tuple[int, ...], v['intervals'])
     guest = GuestSettings(params=xt_settings.guest_params(SETTINGS, v),
                           hist_us=xt_console.CYCLICTEST_HIST_US,
@@ -356,7 +384,8 @@ def parse_args(argv: list[str]) -> Request:
                    initrd=ns.initrd, kernels=kernels,
                    params_file=getattr(ns, 'params_file', ''),
                    expect_flagged=getattr(ns, 'expect_flagged', False),
-                   guest=guest, check=check,
+                   guest=guest, check=check, base_url=base_url,
+                   logs=getattr(ns, 'logs', ''), compare=compare,
                    **{k: v[k] for k in (
                        'guest_types', 'xen_slops', 'guest_slops', 'default_config',
                        'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
@@ -556,38 +585,105 @@ def misses(args: Request) -> int:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if args.cmd == 'lava':
+        return lava_jobs(args)
     with host_load(args.host_load):
         return misses(args) if args.cmd == 'misses' else run(args)
 
 
-def run(args: Request) -> int:
-    configs = configs_of(args)
-    # Each boot's console and KTAP streams go below the results, not beside.
-    boots = os.path.join(args.out, f'{args.name}-boots')
-    shutil.rmtree(boots, ignore_errors=True)
-    os.makedirs(boots)
+def machines_of(args: Request, accel_args: list[str]) -> dict[tuple[str, str], xt_boot.Machine]:
+    """The machine of each kernel and guest type."""
+    return {(kv, t): xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
+                                     kernel=kernel,
+                                     initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
+                                     else args.initrd,
+                                     vcpus=args.vcpus, timeout=args.timeout,
+                                     accel_args=tuple(accel_args), taskset=args.taskset,
+                                     domu_params=args.domu_params)
+            for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
+
+
+def lava_accel(args: Request) -> list[str]:
+    """A LAVA job's acceleration: KVM only when asked for (ACCEL=kvm), as
+    a lab's device cannot be probed from here."""
+    return xt_boot.KVM_ARGS if args.accel == 'kvm' else []
+
+
+def job_stem(k: int, c: Config) -> str:
+    """A config's LAVA job file and log name, without the extension."""
+    return f'{k:03d}-{xt_report.slug(c.name)}'
+
+
+def lava_configs(args: Request) -> list[Config]:
+    """The configs of the run that LAVA's qemu device type can boot: a
+    guest type that boots Xen from OVMF is left out, and said so."""
+    efi = [t for t in args.guest_types if xt_boot.GUEST_TYPES[t].efi]
+    if len(efi) == len(args.guest_types):
+        die(f'guest types {" ".join(efi)}: none LAVA\'s qemu deploy can boot')
+    if efi:
+        print(f'harness: {args.cmd}: {" ".join(efi)} left out: it boots Xen from OVMF and a '
+              "FAT drive, which LAVA's qemu deploy cannot give", flush=True)
+    return [c for c in configs_of(args) if c.guest_type not in efi]
+
+
+def lava_jobs(args: Request) -> int:
+    """One LAVA job per config, the images they name, the device
+    dictionary; every job checked against LAVA's schema."""
+    configs = lava_configs(args)
+    outdir = os.path.join(args.out, f'{args.name}-lava')
+    jobs_dir, images = os.path.join(outdir, 'jobs'), os.path.join(outdir, 'images')
+    shutil.rmtree(jobs_dir, ignore_errors=True)
+    os.makedirs(jobs_dir)
+    machines = machines_of(args, lava_accel(args))
+    try:
+        names = xt_lava.image_names(list(machines.values()), [kv for kv, _ in machines])
+    except xt_lava.LavaError as e:
+        die(str(e))
+    base = args.base_url.rstrip('/') or f'file://{images}'
+    urls = {f: f'{base}/{n}' for f, n in names.items()}
+    paths = []
+    for k, c in enumerate(configs, 1):
+        m = machines[(c.kernel, c.guest_type)]
+        try:
+            job = xt_lava.job(m, c, args.guest.cmdline(c),
+                              f'xen_timer {args.name} [{k}/{len(configs)}] {c.name}', urls)
+        except xt_lava.LavaError as e:
+            die(str(e))
+        paths.append(os.path.join(jobs_dir, f'{job_stem(k, c)}.yaml'))
+        with open(paths[-1], 'w') as f:
+            f.write(xt_lava.yaml(job))
+    xt_lava.link_images(names, images)
+    with open(os.path.join(outdir, 'device.jinja2'), 'w') as f:
+        f.write(xt_lava.DEVICE_DICT)
+    bad, why = xt_lava.validate(paths)
+    for line in bad:
+        print(f'harness: lava: invalid job: {line}', file=sys.stderr)
+    print(f'harness: {len(paths)} LAVA jobs in {jobs_dir}; ' +
+          (f'not checked against LAVA\'s schema: {why}' if why else
+           f'{len(paths) - len(bad)} valid by LAVA\'s job schema'))
+    print(f'harness: images in {images} (the lab fetches them from {base}); the device '
+          f'dictionary {os.path.join(outdir, "device.jinja2")}; each job\'s log to '
+          f'{os.path.join(outdir, "logs")}/<job file name>.log, then harness.py merge')
+    return xt_model.EXIT_FAIL if bad else xt_model.EXIT_PASS
+
+
+def boot_all(args: Request, configs: list[Config],
+             boots: str) -> tuple[list[BootResult], list[GroupRecord], str, str]:
+    """Boot every config here: (results, the Xen boots that ran domUs,
+    the acceleration, why)."""
     try:
         accel_args, accel, accel_why = xt_boot.choose_accel(
             args.accel, args.xen, args.vcpus,
             need_hap=any(xt_boot.GUEST_TYPES[t].cpu_model for t in args.guest_types))
     except xt_boot.AccelError as e:
         die(str(e))
-    accel_desc = f'{accel.upper()} ({accel_why})'
-    machines = {(kv, t): xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
-                                         kernel=kernel,
-                                         initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
-                                         else args.initrd,
-                                         vcpus=args.vcpus, timeout=args.timeout,
-                                         accel_args=tuple(accel_args), taskset=args.taskset,
-                                         domu_params=args.domu_params)
-                for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
+    machines = machines_of(args, accel_args)
     kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
                              for kv, k, _ in args.kernels)
-    print(f'harness: QEMU accel {accel_desc}', flush=True)
+    print(f'harness: QEMU accel {accel.upper()} ({accel_why})', flush=True)
     print(f'harness: {args.cmd}, {len(configs)} configs, guest {kernel_names} '
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
-    t0 = time.monotonic()
     jobs = [Job(k, f'[{k}/{len(configs)}] {c.name}', c) for k, c in enumerate(configs, 1)]
     # A domU type's configs of one Xen boot share it (boot_group); a guest
     # that is dom0 boots once per config.
@@ -610,7 +706,50 @@ def run(args: Request) -> int:
         gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {kv + " " if kv else ""}'
                 f'{t.upper()} Xen ({x})')
         boot_group(args, machine, boots, grouped[key], gtag, groups)
-    results = [j.result for j in jobs if j.result is not None]
+    return [j.result for j in jobs if j.result is not None], groups, accel, accel_why
+
+
+def merge_logs(args: Request, configs: list[Config], boots: str) -> list[BootResult]:
+    """Each config's LAVA job log judged as a local boot of it: a missing
+    log, or one LAVA ended before the end marker, is INFRA."""
+    logs = args.logs or os.path.join(args.out, f'{args.name}-lava', 'logs')
+    machines = machines_of(args, lava_accel(args))
+    results = []
+    for k, c in enumerate(configs, 1):
+        m = machines[(c.kernel, c.guest_type)]
+        cmdline = args.guest.cmdline(c)
+        path = os.path.join(logs, f'{job_stem(k, c)}.log')
+        try:
+            boot = (xt_lava.Replay(m, cmdline, xt_lava.read_log(path)) if os.path.exists(path)
+                    else xt_lava.missing_log(m, cmdline, path))
+        except (xt_lava.LavaError, OSError) as e:
+            die(str(e))
+        r = xt_verdict.evaluate(boot, c, args.check, boots, str(k))
+        r.xen_cmdline = xt_boot.xen_cmdline(m, c.xen_slop)
+        r.tries = [Try(r.outcome, r.status, r.seconds, r.console)]
+        print(f'[{k}/{len(configs)}] {c.name}: {str(r.outcome).upper()} ({r.status}) '
+              f'from {os.path.basename(path)}', flush=True)
+        results.append(r)
+    return results
+
+
+def run(args: Request) -> int:
+    configs = lava_configs(args) if args.cmd == 'merge' else configs_of(args)
+    # Each boot's console and KTAP streams go below the results, not beside.
+    boots = os.path.join(args.out, f'{args.name}-boots')
+    shutil.rmtree(boots, ignore_errors=True)
+    os.makedirs(boots)
+    t0 = time.monotonic()
+    groups: list[GroupRecord] = []
+    if args.cmd == 'merge':
+        results = merge_logs(args, configs, boots)
+        accel = 'kvm' if lava_accel(args) else 'tcg'
+        accel_why = "the LAVA jobs' context"
+    else:
+        results, groups, accel, accel_why = boot_all(args, configs, boots)
+    accel_desc = f'{accel.upper()} ({accel_why})'
+    kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
+                             for kv, k, _ in args.kernels)
     total = time.monotonic() - t0
     renamed = xt_verdict.name_differences(results)
     for line in renamed:
@@ -670,13 +809,18 @@ def run(args: Request) -> int:
               f'{sum(g.shared_seconds for g in groups):.0f} s of them Xen and dom0')
     print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
           + (f', plot {png}' if png else '') + f'; consoles in {boots}')
+    retries = 0 if args.cmd == 'merge' else args.retries
     print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed, '
           f'{summary["infra"]} infra ({summary["infra_tries"]} infra tries, '
-          f'--retries {args.retries})')
+          f'--retries {retries})')
     if summary['infra']:
-        print(f'harness: {summary["infra"]} configs still ended INFRA after {args.retries} '
-              'retries: the emulator, Xen or the firmware broke them, not the kernel '
+        print(f'harness: {summary["infra"]} configs still ended INFRA after {retries} '
+              'retries: LAVA, the emulator, Xen or the firmware broke them, not the kernel '
               f'(exit {xt_model.EXIT_INFRA})')
+    if args.compare:
+        differ = compare_runs(args, [r.as_json() for r in results])
+        if differ:
+            return differ
     if args.expect_flagged:
         print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
               f'flagged, {summary["passed"]} missed, {summary["infra"]} infra')
@@ -686,6 +830,34 @@ def run(args: Request) -> int:
     if renamed or disagree:
         return xt_model.EXIT_FAIL
     return xt_model.run_exit(r.outcome for r in results)
+
+
+def compare_runs(args: Request, configs: list[dict[str, typing.Any]]) -> int:
+    """merge --compare: the merged verdicts against another run's of the
+    same configs.  Returns the exit code of a disagreement (INFRA when a
+    config of either ended INFRA: nothing to compare), else 0."""
+    try:
+        with open(args.compare) as f:
+            other = json.load(f)['configs']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f'--compare: {args.compare} is not a run\'s JSON ({e})')
+    names = {c['config'] for c in configs}
+    other = [c for c in other if c['config'] in names]
+    infra = [c['config'] for c in (*configs, *other) if c['outcome'] == str(Outcome.INFRA)]
+    bad, notes = xt_verdict.run_differences(configs, other)
+    for line in notes:
+        print(f'harness: compare: {line} (the config\'s verdict is the same)')
+    if infra:
+        print(f'harness: compare: {infra[0]} ended INFRA: its verdicts cannot be compared '
+              f'(exit {xt_model.EXIT_INFRA})')
+        return xt_model.EXIT_INFRA
+    for line in bad:
+        print(f'harness: compare: {line}')
+    if bad:
+        return xt_model.EXIT_FAIL
+    print(f'harness: compare: the verdicts of {len(configs)} configs equal those of '
+          f'{args.compare}')
+    return 0
 
 
 if __name__ == '__main__':

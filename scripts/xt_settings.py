@@ -130,7 +130,7 @@ class Setting:
                 'text': 'text'}[self.kind]
 
 
-RUN = ('matrix', 'repeat', 'misses')
+RUN = ('matrix', 'repeat', 'misses', 'lava', 'merge')
 REPEAT = ('repeat', 'misses')
 
 

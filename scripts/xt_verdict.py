@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The verdicts of a boot: its console's facts (xt_console.parse) and every
 KTAP stream checked with the tree's kunit.py (xt_kunit), and whether a
-run's boots report the same result names."""
+run's boots report the same result names, and whether two runs agree."""
 
 from __future__ import annotations
 
 import os
-from typing import Protocol
+from typing import Any, Protocol
 
 import xt_console
 import xt_kunit
@@ -96,3 +96,29 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
                 boot.lines, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
         r.kunit = ktap_parse(check.kunit_py, klog, check.kunit_min)
     return r
+
+
+def run_differences(ours: list[dict[str, Any]],
+                    theirs: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Two runs' JSON configs (BootResult.as_json) of the same config
+    names compared: (verdicts or result names that differ: the runs
+    disagree; one result's verdict that differs but left the config's
+    verdict alone, as the noise of a timing check may)."""
+    by_name = {c['config']: c for c in theirs}
+    bad, notes = [], []
+    for c in ours:
+        o = by_name.get(c['config'])
+        if o is None:
+            bad.append(f'{c["config"]}: not in the other run')
+            continue
+        if c['outcome'] != o['outcome']:
+            bad.append(f'{c["config"]}: {c["outcome"]} here, {o["outcome"]} there')
+        if c['status'] == o['status'] == 'ok' and c['names'] != o['names']:
+            bad.append(f'{c["config"]}: result names differ: '
+                       f'{sorted(set(c["names"]) ^ set(o["names"]))}')
+        mine = {(v['test'], v['name']): v['verdict'] for v in c['verdicts']}
+        other = {(v['test'], v['name']): v['verdict'] for v in o['verdicts']}
+        for k in sorted(set(mine) & set(other)):
+            if mine[k] != other[k]:
+                notes.append(f'{c["config"]}: {k[0]} {k[1]} {mine[k]} here, {other[k]} there')
+    return bad, notes

@@ -23,6 +23,7 @@ import xt_report  # noqa: E402
 import xt_verdict  # noqa: E402
 import xt_kunit  # noqa: E402
 import xt_model  # noqa: E402
+import xt_lava  # noqa: E402
 import xt_lkft  # noqa: E402
 import xt_settings  # noqa: E402
 from xt_model import (REACHED, BootResult, ConsoleFacts, Config, Ending, KtapResult,  # noqa: E402
@@ -1265,6 +1266,236 @@ class LkftNames(unittest.TestCase):
         two = {'a': stream('slop too small to measure differentially'),
                'b': stream('not running on Xen')}
         self.assertEqual(len(xt_lkft.problems(two)), 1)
+
+
+def lava_log(lines, result='pass', error='', timed_out=False, server=False, end_s=None):
+    """A LAVA job log of a console: lava-run's JSON lines (or a server's
+    YAML list), one target line every 10 ms, LAVA's own lines around;
+    end_s: when the test ended and LAVA powered the device off, in
+    seconds after 10:00 (LAVA's "poweroff" is on the console then)."""
+    def rec(k, lvl, msg, t=None):
+        t = 10 * 3600 + (k * 0.01 if t is None else t)
+        dt = f'2026-12-05T{int(t // 3600):02d}:{int(t % 3600 // 60):02d}:{t % 60:09.6f}'
+        text = json.dumps({'dt': dt, 'lvl': lvl, 'msg': msg})
+        return f'- {text}' if server else text
+    out = [rec(0, 'info', 'start: 1 deploy'), rec(0, 'debug', 'qemu-system-x86_64 ...')]
+    out += [rec(k, 'target', line) for k, line in enumerate(lines, 1)]
+    if timed_out:
+        out.append(rec(len(lines) + 1, 'warning', 'err: lava test monitoring has timed out',
+                       end_s))
+    out.append(rec(len(lines) + 1, 'info', 'start: 4 finalize (timeout 00:10:00) [common]', end_s))
+    out.append(rec(len(lines) + 1, 'target', 'poweroff', end_s))
+    job = {'case': 'job', 'definition': 'lava', 'result': result}
+    if error:
+        job['error_msg'] = error
+    out.append(rec(len(lines) + 2, 'results', job))
+    return '\n'.join(out) + '\n'
+
+
+class Lava(unittest.TestCase):
+    """harness.py lava and merge: a config as a LAVA job, its log as a boot."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.files = []
+        for f in ('xen', 'kernel', 'initrd', 'dom0-initrd'):
+            path = os.path.join(self.tmp.name, f)
+            open(path, 'w').close()
+            self.files += [f'--{f}', path]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def machine(self, t):
+        return xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen='/b/xen.elf', kernel='/b/bzImage',
+                               initrd='/b/initrd', vcpus=2, timeout=300,
+                               domu_params=('xt_domu_vcpus=2',))
+
+    def test_a_job_boots_as_the_local_boot(self):
+        urls = {'/b/xen.elf': 'http://lab/xen.elf', '/b/bzImage': 'http://lab/bzImage',
+                '/b/initrd': 'http://lab/initrd'}
+        for t in ('pv', 'pvh'):
+            m = self.machine(t)
+            cfg = Config('', t, 5000, 100000)
+            cmdline = 'console=hvc0 xen_timer_slop=100000 xt_intervals=50,1000'
+            job = xt_lava.job(m, cfg, cmdline, 'j', urls)
+            images = job['actions'][0]['deploy']['images']
+            local = xt_boot.qemu_cmd(m, xt_boot.multiboot(m, xt_boot.xen_cmdline(m, 5000),
+                                                          xt_boot.kernel_cmdline(m, cmdline),
+                                                          m.initrd))
+            arg = images['xen']['image_arg']
+            for label, path in (('{xen}', m.xen), ('{kernel}', m.kernel),
+                                ('{ramdisk}', m.initrd)):
+                arg = arg.replace(label, path)
+            # LAVA splits the image argument as a shell would.
+            import shlex
+            boot = shlex.split(arg)
+            k = local.index('-kernel')
+            self.assertEqual(boot, local[k:k + 6])
+            # The machine: what the job's context has QEMU add.
+            ctx = job['context']
+            self.assertEqual(ctx['memory'], m.guest.memory_mb)
+            rest = [w for o in ctx['extra_options'] for w in o.split()]
+            self.assertEqual(rest, [w for w in xt_boot.qemu_args(m)
+                                    if w not in ('-m', str(m.guest.memory_mb))])
+            self.assertTrue(ctx['no_kvm'])
+            self.assertEqual(job['metadata']['guest_slop'], '100000')
+        # A domU's command line reaches it through dom0-init's xt_domu.
+        self.assertIn('xt_domu_type=pvh xt_domu_vcpus=2 console=hvc0 '
+                      'xt_domu.xen_timer_slop=100000 xt_domu.xt_intervals=50,,1000,{ramdisk}',
+                      arg.replace(m.initrd, '{ramdisk}'))
+        with self.assertRaises(xt_lava.LavaError):
+            xt_lava.job(self.machine('pvh-dom0'), Config('', 'pvh-dom0', None, None), 'c', 'j', urls)
+        with self.assertRaises(xt_lava.LavaError):
+            xt_lava.job(self.machine('pv'), Config('', 'pv', None, None), 'a="b c"', 'j', urls)
+
+    def test_yaml_reads_back(self):
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest('no PyYAML for this python3')
+        job = xt_lava.job(self.machine('pv-domu'), Config('7.3', 'pv-domu', None, 5000),
+                          "console=hvc0 a=b:c x=#1", "xen_timer m [1/2] PV: 'x' | y",
+                          {'/b/xen.elf': 'file:///x y', '/b/bzImage': 'u', '/b/initrd': 'v'})
+        self.assertEqual(yaml.safe_load(xt_lava.yaml(job)), job)
+
+    def lava(self, *extra, cmd='lava'):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                rc = harness.main([cmd, '--out', self.tmp.name + '/out', '--name', 'm',
+                                   *self.files, *extra])
+            except SystemExit as e:
+                rc = e.code
+        return rc, out.getvalue()
+
+    def test_jobs_validate_and_a_bad_one_is_named(self):
+        rc, out = self.lava('GUEST_TYPES=pv pv-domu pvh-dom0', 'XEN_SLOPS=default 5000')
+        self.assertEqual(rc, 0, out)
+        self.assertIn('pvh-dom0 left out', out)
+        jobs = os.path.join(self.tmp.name, 'out', 'm-lava', 'jobs')
+        # (2 x 2 slops and the default config) x 2 types.
+        self.assertEqual(len(os.listdir(jobs)), 10)
+        self.assertEqual(sorted(os.listdir(os.path.join(jobs, '..', 'images'))),
+                         ['dom0-initrd', 'initrd', 'kernel', 'xen'])
+        good = os.path.join(jobs, sorted(os.listdir(jobs))[0])
+        bad, why = xt_lava.validate([good])
+        if why:
+            self.skipTest(why)
+        self.assertEqual(bad, [])
+        broken = os.path.join(self.tmp.name, 'broken.yaml')
+        with open(good) as f, open(broken, 'w') as g:
+            g.write(f.read().replace('context:\n', 'context:\n  bogus_key: 1\n'))
+        bad, _ = xt_lava.validate([good, broken])
+        self.assertEqual(len(bad), 1)
+        self.assertTrue(bad[0].startswith(broken + ': '))
+
+    def test_monitor_pattern_reads_every_ktap_result(self):
+        # What LAVA records of each captured console: every KTAP result
+        # line once, a SKIP directive as skip.
+        for name in sorted(os.listdir(os.path.join(HERE, 'data'))):
+            if not name.startswith('console.'):
+                continue
+            lines = captured(name)
+            want = []
+            for line in lines:
+                m = re.search(r'(not ok|ok) \d+ ([^#]*[^#\s])\s*(# (\w+))?', line)
+                if m:
+                    want.append(('skip' if m.group(4) == 'SKIP' else
+                                 'fail' if m.group(1) == 'not ok' else 'pass',
+                                 re.sub(r'\W+', '_', m.group(2).strip().lower())))
+            got = xt_lava.monitor_results('\r\n'.join(lines) + '\r\n')
+            self.assertEqual([(r, c) for c, r in got], want, name)
+        got = dict(xt_lava.monitor_results('# ok 3 slop_in_effect # SKIP slop too small\r\n'
+                                           'not ok 4 selftests: xen_timer: x_test\r\n'))
+        self.assertEqual(got, {'slop_in_effect': 'skip', 'selftests_xen_timer_x_test': 'fail'})
+        self.assertTrue(re.search(xt_lava.MONITOR_END, '@@XT END-GUEST'))
+        self.assertTrue(re.search(xt_lava.MONITOR_END, '(XEN) Entering ACPI S5 state.'))
+
+    def replay(self, name, t='pv', **log):
+        path = os.path.join(self.tmp.name, 'job.log')
+        with open(path, 'w') as f:
+            f.write(lava_log(captured(name) if isinstance(name, str) else name, **log))
+        return xt_lava.Replay(self.machine(t), 'c', xt_lava.read_log(path))
+
+    def test_a_log_is_judged_as_the_local_boot(self):
+        for name, t in (('console.pv-ok', 'pv'), ('console.pv-panic', 'pv'),
+                        ('console.pv-domu-panic', 'pv-domu'), ('console.pvh-ok', 'pvh'),
+                        ('console.pvh-triple-reboot', 'pvh'),
+                        ('console.pv-domu-poweroff-memparse-null', 'pv-domu')):
+            local = xt_console.Watcher(1.0, 2.0, domu=xt_boot.GUEST_TYPES[t].domu)
+            for k, line in enumerate(captured(name), 1):
+                if local.should_stop(k * 0.01):
+                    break
+                local.feed(line, k * 0.01)
+            local.finish(k * 0.01, qemu_rc=0)
+            for server in (False, True):
+                r = self.replay(name, t, server=server)
+                self.assertEqual((r.status, r.ending.outcome), (local.status, local.ending.outcome),
+                                 name)
+        self.assertEqual(self.replay('console.pv-ok').ending.outcome, Outcome.PASS)
+
+    def test_lava_ending_the_job_is_infra_and_a_timeout_a_hang(self):
+        lines = captured('console.pv-ok')
+        cut = lines[:len(lines) // 2]
+        r = self.replay(cut, result='fail', error='Connection closed')
+        self.assertEqual(r.ending.outcome, Outcome.INFRA)
+        self.assertIn('LAVA ended the job before the end marker', r.status)
+        self.assertIn('Connection closed', r.ending.detail)
+        # The monitors' timeout 300 s after the last console line: a
+        # hang, though LAVA's "poweroff" follows.
+        path = os.path.join(self.tmp.name, 'hang.log')
+        with open(path, 'w') as f:
+            f.write(lava_log(cut, timed_out=True, end_s=len(cut) * 0.01 + 300))
+        r = xt_lava.Replay(self.machine('pv'), 'c', xt_lava.read_log(path))
+        self.assertEqual(r.ending.outcome, Outcome.FAIL)
+        self.assertTrue(r.status.startswith('hang: no end marker'), r.status)
+        self.assertNotIn('poweroff', r.lines)
+        miss = xt_lava.missing_log(self.machine('pv'), 'c', '/x/001.log')
+        self.assertEqual(miss.ending.outcome, Outcome.INFRA)
+        self.assertTrue(miss.status.startswith('no LAVA log: /x/001.log does not exist'))
+        with self.assertRaises(xt_lava.LavaError):
+            with open(path, 'w') as f:
+                f.write('not a log\n')
+            xt_lava.read_log(path)
+        # A server's YAML escapes.
+        with open(path, 'w') as f:
+            f.write('- {"dt": "2026-12-05T10:00:00.000000", "lvl": "target", '
+                    '"msg": "\\e[0mok\\x41"}\n')
+        self.assertEqual(xt_lava.read_log(path).lines, [('\x1b[0mokA', 0.0)])
+
+    def test_merge_gives_the_run_reports_and_compares(self):
+        rc, out = self.lava('GUEST_TYPES=pv', 'XEN_SLOPS=default', 'GUEST_SLOPS=2000000',
+                            'DEFAULT_CONFIG=0')
+        self.assertEqual(rc, 0, out)
+        logs = os.path.join(self.tmp.name, 'out', 'm-lava', 'logs')
+        os.makedirs(logs)
+        stem = sorted(os.listdir(os.path.join(logs, '..', 'jobs')))[0][:-5]
+        with open(os.path.join(logs, stem + '.log'), 'w') as f:
+            f.write(lava_log(captured('console.pv-ok')))
+        sets = ('GUEST_TYPES=pv', 'XEN_SLOPS=default', 'GUEST_SLOPS=2000000', 'DEFAULT_CONFIG=0')
+        rc, out = self.lava(*sets, cmd='merge')
+        self.assertEqual(rc, 0, out)
+        js = os.path.join(self.tmp.name, 'out', 'm.json')
+        with open(js) as f:
+            run = json.load(f)
+        self.assertEqual((run['passed'], run['configs'][0]['status']), (1, 'ok'))
+        other = os.path.join(self.tmp.name, 'other.json')
+        shutil.copy(js, other)
+        rc, out = self.lava(*sets, '--compare', other, cmd='merge')
+        self.assertEqual(rc, 0, out)
+        self.assertIn('the verdicts of 1 configs equal', out)
+        run['configs'][0]['outcome'] = 'fail'
+        run['configs'][0]['verdicts'][0]['verdict'] = 'fail'
+        with open(other, 'w') as f:
+            json.dump(run, f)
+        rc, out = self.lava(*sets, '--compare', other, cmd='merge')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('pass here, fail there', out)
+        # No log: INFRA, exit 3.
+        os.remove(os.path.join(logs, stem + '.log'))
+        rc, out = self.lava(*sets, cmd='merge')
+        self.assertEqual(rc, 3, out)
 
 
 if __name__ == '__main__':
