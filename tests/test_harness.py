@@ -1268,6 +1268,30 @@ class LkftNames(unittest.TestCase):
         self.assertEqual(len(xt_lkft.problems(two)), 1)
 
 
+class RunKtap(unittest.TestCase):
+    def test_kunit_is_nested_as_its_ktap_not_the_console(self):
+        # A kunit.py that reads a raw console is given the whole console;
+        # the run's KTAP must nest only KUnit's lines (kunit.py parse of
+        # the run said "0 tests run" for each boot before).
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        raw = os.path.join(tmp.name, 'kunit-1.log')
+        shutil.copy(os.path.join(HERE, 'data', 'console.pv-ok'), raw)
+        r = boot('PV a')
+        r.kunit = StreamCheck(ok=True, summary='Ran 19 tests', names=[], path=raw)
+        text = xt_report.run_ktap([r], 'm', 'TCG')
+        lines = [l.strip() for l in text.splitlines()]
+        k = lines.index('# Subtest: kunit')
+        self.assertEqual(lines[k - 1], 'KTAP version 1')
+        body = lines[k + 1:]
+        self.assertFalse([l for l in body if '(XEN)' in l or 'SeaBIOS' in l])
+        self.assertEqual(body[0], '1..3')
+        self.assertIn('ok 1 xen_timer_slop', body)
+        body = body[:body.index('ok 1 kunit') + 1]
+        self.assertTrue(all(l.startswith(('KTAP', 'TAP', '#', 'ok', 'not ok', '1..'))
+                            for l in body), body)
+
+
 def lava_log(lines, result='pass', error='', timed_out=False, server=False, end_s=None):
     """A LAVA job log of a console: lava-run's JSON lines (or a server's
     YAML list), one target line every 10 ms, LAVA's own lines around;
