@@ -30,6 +30,8 @@ need=(
 	# LAVA: lava-run runs make check's LAVA job here (lava_common checks
 	# every job's schema)
 	"lava-run lava-dispatcher"
+	# lkft-check: tappy, a TAP consumer, reads every selftest stream
+	"/usr/lib/python3/dist-packages/tap/__init__.py python3-tap"
 	# make series-arches: the cross compilers the 0-day bot would use
 	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" "i686-linux-gnu-gcc gcc-i686-linux-gnu"
 	"m68k-linux-gnu-gcc gcc-m68k-linux-gnu"

@@ -307,15 +307,27 @@ def kselftest_tests(lines: list[str], collection: str = COLLECTION) -> dict[str,
                     rc, strip)
 
 
+def skip_reason(after: list[str], name: str) -> str:
+    """A bare "# SKIP" result's reason: the "# NAME: SKIP reason"
+    diagnostic after it (xt_test_skip())."""
+    for line in after:
+        if re.match(r'(not ok|ok) \d+ ', line):
+            break
+        if line.startswith(f'# {name}: SKIP '):
+            return line[len(f'# {name}: SKIP '):].strip()
+    return ''
+
+
 def ktap_results(lines: list[str], test: str = '') -> list[KtapResult]:
     """The top-level results of a KTAP stream of the selftest test: name,
     status, and for a skip its reason."""
     res = []
-    for line in lines:
+    for k, line in enumerate(lines):
         m = re.match(r'(not ok|ok) \d+ ([^#]*?)\s*(?:#\s*(\S+)\s*(.*))?$', line)
         if m:
             if m.group(3) and m.group(3).upper() == 'SKIP':
-                res.append(KtapResult(test, m.group(2), Status.SKIP, m.group(4)))
+                reason = m.group(4) or skip_reason(lines[k + 1:], m.group(2))
+                res.append(KtapResult(test, m.group(2), Status.SKIP, reason))
             else:
                 res.append(KtapResult(test, m.group(2),
                                       Status.PASS if m.group(1) == 'ok' else Status.FAIL))

@@ -1,30 +1,63 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The names CI bots record our kselftest results under, and a check that
-they stay put.
+"""What CI bots record of our kselftest results, and a check that it is
+exactly our results.
 
 LKFT runs kselftests through Linaro's test-definitions, whose output
 parser (automated/linux/kselftest/parse-output.py) names a result after
-its collection, test and description, and for a SKIP also after the
-skip reason, all slugified; KernelCI takes those names unchanged.  So a
-SKIP reason that carries a value (a slop, a kernel version, a path)
-gives the same result a new name in every config, and its history
-breaks.  This module derives the names the way that parser does (its
-rules, written here; the parser is not ours to ship) and checks a run:
+its collection, test and description, and for a SKIP also after the text
+of its SKIP directive, all slugified; KernelCI takes those names
+unchanged.  A result's log (what LKFT attaches to a failure) is the
+diagnostics after its result line, up to the next one.  So our selftests
+print a bare "# SKIP" (the reason in a diagnostic after it: one name
+whatever the outcome) and each result before the diagnostics it rests on.
+Other bots read the streams with tappy (Debian's python3-tap), which wants
+the plan first or last.  This module derives names and logs the way that
+parser does (its rules, written here; the parser is not ours to ship)
+and checks a run:
 
   harness.py lkft-check FILE...   every FILE a run_kselftest.sh output
                                   (a kselftest stream) of one run; fails
-                                  when a SKIP reason has a digit in it, or
-                                  when one result is recorded under two
-                                  SKIP names.
+                                  when a result is recorded under a name
+                                  of its SKIP reason or under two names,
+                                  when a result of ours lacks its own
+                                  evidence in its log, or when tappy finds
+                                  a selftest stream malformed.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
+import subprocess
 import sys
+import tempfile
+
+import xt_console
 
 TEST_RE = re.compile(r'^(not ok|ok)\b\s*(?:\d+)?\s*(?P<desc>[^#]*?)\s*(?:#\s*(?P<dir>.*))?$')
+# Our results and the diagnostic the log of each must hold when it passed
+# or failed (the test's own line for it); a skip's must hold its reason.
+EVIDENCE = (
+    (re.compile(r'cpu(\d+)_min_delta_ns'), r'XT_CPU cpu=\1 '),
+    (re.compile(r'slop_in_effect'), r'XT_PROG '),
+    (re.compile(r'interval_(\d+)us_(avg|p99|spikes)'), r'interval \1 us: \2 '),
+)
+# Debian's python3, which has python3-tap's tappy (the harness's own
+# python3 may be another).
+DEBIAN_PYTHON = '/usr/bin/python3'
+
+
+@dataclasses.dataclass
+class Recorded:
+    """One result as parse-output.py records it: its name, pass, fail or
+    skip, its description, its SKIP directive's text and its log."""
+    name: str
+    result: str
+    desc: str
+    reason: str
+    log: list[str]
 
 
 def slugify(line: str) -> str:
@@ -41,12 +74,13 @@ def make_name(desc: str, directive: str, ok: bool, skip: bool) -> str:
     return slugify(f'{desc} {directive}'.strip()) or '<unknown>'
 
 
-def parse(lines: list[str], prefix: str = '') -> list[tuple[str, str, str, str]]:
-    """[(recorded name, result, description, skip reason)] of a TAP
-    stream and the streams nested in its '#' diagnostics, flattened as
-    parse-output.py flattens them (a child's name after its parent's)."""
-    out: list[tuple[str, str, str, str]] = []
+def records(lines: list[str], prefix: str = '') -> list[Recorded]:
+    """Each result of a TAP stream and of the streams nested in its '#'
+    diagnostics, flattened as parse-output.py flattens them (a child's
+    name after its parent's), with the log it attaches."""
+    out: list[Recorded] = []
     nested: list[str] = []
+    current: Recorded | None = None
     for line in lines:
         m = TEST_RE.match(line)
         if m:
@@ -55,37 +89,107 @@ def parse(lines: list[str], prefix: str = '') -> list[tuple[str, str, str, str]]
             skip = directive.lower().startswith('skip')
             name = make_name(m.group('desc'), directive, ok, skip)
             result = ('skip' if skip else 'pass') if ok else 'fail'
-            children = parse(nested, f'{prefix}{name}_')
-            out += children + [(f'{prefix}{name}', result, m.group('desc'),
-                                directive[4:].strip() if ok and skip else '')]
+            current = Recorded(f'{prefix}{name}', result, m.group('desc'),
+                               directive[4:].strip() if ok and skip else '', [])
+            out += records(nested, f'{prefix}{name}_') + [current]
             nested = []
         elif line.startswith('#'):
             nested.append(line[1:].strip())
+            if current is not None:
+                current.log.append(line[1:].strip())
     return out
+
+
+def parse(lines: list[str], prefix: str = '') -> list[tuple[str, str, str, str]]:
+    """[(recorded name, result, description, skip reason)] of a stream."""
+    return [(r.name, r.result, r.desc, r.reason) for r in records(lines, prefix)]
+
+
+def evidence_missing(r: Recorded) -> str | None:
+    """Why a result of ours has the wrong log: it lacks the diagnostic
+    its test prints for it, or a skip's reason.  None if right, or not
+    one of ours."""
+    for pat, want in EVIDENCE:
+        m = pat.fullmatch(r.desc)
+        if not m:
+            continue
+        if r.result == 'skip':
+            if not any(l.startswith(f'{r.desc}: SKIP ') for l in r.log):
+                return f'its log lacks "{r.desc}: SKIP <reason>"'
+            return None
+        line = m.expand(want)
+        if not any(line in l for l in r.log):
+            return f'its log lacks "{line.strip()}"'
+        return None
+    return None
 
 
 def problems(streams: dict[str, list[str]]) -> list[str]:
     """What a bot would record wrong of one run's streams ({label: lines})."""
     found: list[str] = []
-    skips: dict[str, set[str]] = {}
+    names: dict[str, set[str]] = {}
     for label, lines in streams.items():
-        for name, result, desc, reason in parse(lines):
-            if result != 'skip':
-                continue
-            if re.search(r'[0-9]', reason):
-                found.append(f'{label}: {name}: the SKIP reason "{reason}" has a value in it')
-            base = name[:len(name) - len(slugify(reason))].rstrip('_') if reason else name
-            skips.setdefault(base, set()).add(name)
-    for base, names in sorted(skips.items()):
-        if len(names) > 1:
-            found.append(f'{base}: recorded under {len(names)} SKIP names in one run: '
-                         + ', '.join(sorted(names)))
+        for r in records(lines):
+            if r.reason:
+                found.append(f'{label}: {r.name}: the SKIP directive carries a reason '
+                             f'("{r.reason}"): the result is recorded under a name of it')
+            base = r.name[:len(r.name) - len(slugify(r.reason))].rstrip('_') \
+                if r.reason else r.name
+            names.setdefault(base, set()).add(r.name)
+            why = evidence_missing(r)
+            if why:
+                found.append(f'{label}: {r.name} ({r.result}): {why}')
+    for base, ns in sorted(names.items()):
+        if len(ns) > 1:
+            found.append(f'{base}: recorded under {len(ns)} names in one run: '
+                         + ', '.join(sorted(ns)))
     return found
+
+
+TAPPY = '''
+import sys
+from tap.loader import Loader
+for path in sys.argv[1:]:
+    for t in Loader().load_suite_from_file(path):
+        line = t._line
+        if line.number is None and not line.ok:
+            print(f"XT_TAPPY\t{path}\t{line.description}")
+'''
+
+
+def tap_problems(streams: dict[str, list[str]]) -> tuple[list[str], str]:
+    """tappy's rule errors (a misplaced plan, a count that does not
+    match) of every selftest stream nested in the runner outputs: (one
+    line each, why tappy was not run or '')."""
+    if not os.path.exists(DEBIAN_PYTHON) or subprocess.run(
+            [DEBIAN_PYTHON, '-c', 'import tap.loader'], capture_output=True).returncode:
+        return [], 'python3-tap is not installed (make deps installs it)'
+    found = []
+    with tempfile.TemporaryDirectory() as tmp:
+        paths: dict[str, str] = {}
+        for label, lines in streams.items():
+            for test, sec in xt_console.kselftest_tests(lines, r'\S+').items():
+                path = os.path.join(tmp, f'{len(paths)}-{test}')
+                with open(path, 'w') as f:
+                    f.write('\n'.join(sec.lines) + '\n')
+                paths[path] = f'{label}: {test}'
+        if paths:
+            p = subprocess.run([DEBIAN_PYTHON, '-c', TAPPY, *paths], capture_output=True,
+                               text=True)
+            if p.returncode:
+                return [f'tappy failed: {p.stderr.strip().splitlines()[-1:]}'], ''
+            # (tappy prints its own warnings to stdout.)
+            for line in p.stdout.splitlines():
+                tag, path, msg = (line.split('\t') + ['', ''])[:3]
+                if tag == 'XT_TAPPY':
+                    found.append(f'{paths.get(path, path)}: tappy: {msg}')
+    return found, ''
 
 
 def check_files(paths: list[str]) -> int:
     """harness.py lkft-check: 0 if every result of the files keeps one
-    name, 1 if not, 2 if a file cannot be read."""
+    name and its own log and tappy reads every stream, 1 if not, 2 if a
+    file cannot be read."""
     streams = {}
     for path in paths:
         try:
@@ -95,11 +199,15 @@ def check_files(paths: list[str]) -> int:
             print(f'xt_lkft: {path}: {e.strerror}', file=sys.stderr)
             return 2
     found = problems(streams)
-    for line in found:
+    tap, why = tap_problems(streams)
+    for line in found + tap:
         print(f'xt_lkft: {line}')
-    n = sum(len(parse(lines)) for lines in streams.values())
-    if found:
-        print(f'xt_lkft: {len(found)} result names a CI bot would record wrong', file=sys.stderr)
+    n = sum(len(records(lines)) for lines in streams.values())
+    if found or tap:
+        print(f'xt_lkft: {len(found) + len(tap)} things a CI bot would record wrong',
+              file=sys.stderr)
         return 1
-    print(f'xt_lkft: {n} results in {len(streams)} streams, each under one name per outcome')
+    print(f'xt_lkft: {n} results in {len(streams)} streams, each under one name whatever '
+          'its outcome, with its own evidence in its log; '
+          + (f'tappy not run: {why}' if why else 'tappy reads every selftest stream'))
     return 0

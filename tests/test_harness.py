@@ -1244,28 +1244,63 @@ class LkftNames(unittest.TestCase):
         self.assertIn(('xen_timer_xen_timer_slop_test', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_latency_test', 'skip'), names)
 
-    def test_a_value_in_a_skip_reason_is_flagged(self):
+    def test_old_streams_are_flagged(self):
         # The old latency test: "slop 1 ns (no xen_timer_slop parameter ...)
-        # is below 20000 ns, too small to measure differentially".
+        # is below 20000 ns, too small to measure differentially", and its
+        # diagnostics before the results.
         found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-old-skip-reason-with-value')})
-        self.assertEqual(len(found), 1)
-        self.assertIn('slop_in_effect', found[0])
-        self.assertIn('has a value in it', found[0])
+        self.assertTrue(any('slop_in_effect' in f and 'carries a reason' in f for f in found),
+                        found)
+        # The consoles of before: each result's figures before it, so the
+        # log LKFT attaches to a failure was the next result's.
+        found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
+        self.assertIn('interval_50us_avg (pass): its log lacks "interval 50 us: avg"',
+                      '\n'.join(found))
 
-    def test_fixed_reasons_pass_and_two_reasons_do_not(self):
-        def stream(reason):
-            return ['TAP version 13', '1..1', '# selftests: xen_timer: xen_timer_latency_test',
-                    '# ok 1 slop_in_effect # SKIP ' + reason,
-                    'ok 1 selftests: xen_timer: xen_timer_latency_test']
-        one = {'a': stream('slop too small to measure differentially'),
-               'b': stream('slop too small to measure differentially')}
-        self.assertEqual(xt_lkft.problems(one), [])
-        self.assertEqual(xt_lkft.parse(one['a'])[0][0],
-                         'xen_timer_xen_timer_latency_test_slop_in_effect_'
-                         'slop_too_small_to_measure_differentially')
-        two = {'a': stream('slop too small to measure differentially'),
-               'b': stream('not running on Xen')}
-        self.assertEqual(len(xt_lkft.problems(two)), 1)
+    def stream(self, *results):
+        return ['TAP version 13', '1..1', '# selftests: xen_timer: xen_timer_latency_test',
+                '# TAP version 13', f'# 1..{len(results)}',
+                *[f'# {l}' for r in results for l in r],
+                'ok 1 selftests: xen_timer: xen_timer_latency_test']
+
+    def test_one_name_and_its_own_log(self):
+        avg = ['ok 1 interval_50us_avg', '# interval 50 us: avg 3.1 us (limit 9.0)']
+        skip = ['ok 2 interval_50us_p99 # SKIP',
+                '# interval_50us_p99: SKIP platform could not resolve it in this run']
+        fail = ['not ok 2 interval_50us_p99', '# interval 50 us: p99 93.1 us (limit 9.0)']
+        runs = {'a': self.stream(avg, skip), 'b': self.stream(avg, fail)}
+        self.assertEqual(xt_lkft.problems(runs), [])
+        rec = xt_lkft.records(runs['a'])
+        self.assertEqual([(r.name, r.result) for r in rec][:2], [
+            ('xen_timer_xen_timer_latency_test_interval_50us_avg', 'pass'),
+            ('xen_timer_xen_timer_latency_test_interval_50us_p99', 'skip')])
+        self.assertEqual(rec[1].log, ['interval_50us_p99: SKIP platform could not resolve it '
+                                      'in this run'])
+        # The reason read back as the harness's.
+        nested = xt_console.kselftest_tests(runs['a'])['xen_timer_latency_test'].lines
+        self.assertEqual(xt_console.ktap_results(nested)[1].reason,
+                         'platform could not resolve it in this run')
+        # A reason in the directive is a second name; a figure before its
+        # result is the previous result's log.
+        named = ['ok 2 interval_50us_p99 # SKIP platform could not resolve it in this run']
+        found = xt_lkft.problems({'a': self.stream(avg, named), 'b': self.stream(avg, fail)})
+        self.assertEqual(len(found), 3, found)
+        early = [avg[1], avg[0]]
+        found = xt_lkft.problems({'a': self.stream(early)})
+        self.assertEqual(found, ['a: xen_timer_xen_timer_latency_test_interval_50us_avg (pass): '
+                                 'its log lacks "interval 50 us: avg"'])
+
+    def test_tappy_wants_the_plan_first(self):
+        good = self.stream(['ok 1 interval_50us_avg', '# interval 50 us: avg 3.1 us (limit 9.0)'])
+        # The selftests of before: a diagnostic between version and plan.
+        late = good[:4] + ['# # on Xen: /sys/hypervisor/type is xen'] + good[4:]
+        found, why = xt_lkft.tap_problems({'good': good})
+        if why:
+            self.skipTest(why)
+        self.assertEqual(found, [])
+        found, _ = xt_lkft.tap_problems({'late': late})
+        self.assertEqual(found, ['late: xen_timer_latency_test: tappy: A plan must appear at the '
+                                 'beginning or end of the file.'])
 
 
 class RunKtap(unittest.TestCase):

@@ -31,15 +31,21 @@ const char *xt_not_applicable(const char **how);
 int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 
 /*
- * A skipped result with a name, "ok N NAME # SKIP reason": kunit.py parse
- * needs the name, ksft_test_result_skip() prints none and
- * ksft_test_result_code(), which does, is v6.9+.  Needs kselftest.h.
+ * A skipped result with a name and a bare directive, "ok N NAME # SKIP",
+ * the reason in a diagnostic after it, "# NAME: SKIP reason": CI bots that
+ * name a result after its directive's text (Linaro's kselftest parser)
+ * then keep one name whether it passes, fails or skips, and take the
+ * diagnostics after a result as its log.  kunit.py parse needs the name,
+ * ksft_test_result_skip() prints none and ksft_test_result_code(), which
+ * does, is v6.9+.  Needs kselftest.h.
  */
 #define xt_test_skip(name, fmt, ...)					\
 	do {								\
+		const char *__name = (name);				\
+									\
 		ksft_inc_xskip_cnt();					\
-		printf("ok %u %s # SKIP " fmt, ksft_test_num(), name,	\
-		       ##__VA_ARGS__);					\
+		printf("ok %u %s # SKIP\n", ksft_test_num(), __name);	\
+		ksft_print_msg("%s: SKIP " fmt, __name, ##__VA_ARGS__);	\
 	} while (0)
 
 /*
@@ -58,7 +64,7 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 
 /*
  * The one SKIP reason of a check that this platform could not resolve in
- * this run (the measured noise is in the diagnostics before it): the
+ * this run (the measured noise is in the diagnostics after it): the
  * platform's, not the kernel's; a runner may boot again.
  */
 #define XT_PLATFORM_SKIP	"platform could not resolve it in this run\n"
@@ -69,14 +75,14 @@ int xt_expected_slop(uint64_t *slop, char *why, size_t len);
 /*
  * Skip the whole test under the names its results have when it runs, so
  * that CI bots, which track results by name, see the same names whether
- * the test passes, fails or skips: a plan of @n, every name in
- * @names[][XT_NAME_LEN] skipped with the reason, exit code KSFT_SKIP.
+ * the test passes, fails or skips: every name in @names[][XT_NAME_LEN]
+ * skipped with the reason, exit code KSFT_SKIP.  The plan, of @n, is the
+ * caller's, printed before any diagnostic (TAP parsers want it first).
  */
 #define xt_exit_skip_all(names, n, fmt, ...)				\
 	do {								\
 		int __i, __n = (n);					\
 									\
-		ksft_set_plan(__n);					\
 		for (__i = 0; __i < __n; __i++)				\
 			xt_test_skip((names)[__i], fmt, ##__VA_ARGS__);	\
 		ksft_print_cnts();					\

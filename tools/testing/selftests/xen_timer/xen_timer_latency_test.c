@@ -46,7 +46,8 @@
  * The results have fixed names, whatever happens: per interval
  * "interval_<US>us_avg", "interval_<US>us_p99" and
  * "interval_<US>us_spikes"; a SKIP reason is a fixed phrase per cause.
- * The measured values go to diagnostics, one machine-readable line each,
+ * The measured values go to diagnostics after the results, each result's
+ * value and limit right after it, then one machine-readable line each,
  * key=value, times in ns: "# XT_LAT " per interval, "# XT_NOISE " per
  * check the platform did not resolve.  XT_LAT counts
  * the samples over the spike threshold (spikes=) and, for the thread's
@@ -133,6 +134,8 @@ struct limits {
 	"interval %llu us: %zu samples, min %.1f avg %.1f max %.1f p50 %.1f p99 %.1f p99.9 %.1f us, %zu over %.1f us\n"
 #define LIMITS_FMT \
 	"interval %llu us: avg %.1f us (limit %.1f), p99 %.1f us (limit %.1f), %.3f%% of samples over %.1f us (limit %g%%), limits %s\n"
+#define CHECK_FMT \
+	"interval %llu us: %s %.*f%s (limit %.*f)\n"
 #define XT_NOISE_FMT \
 	"XT_NOISE interval_us=%llu check=%s chunks=%d chunks_over=%d value=%.0f limit=%.0f ref_spread=%.2f factor=%d chunk_values=%s\n"
 
@@ -406,6 +409,24 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 	free(lat);
 	pct = 100.0 * st.spikes / st.n;
 
+	/*
+	 * Each result first, then what it rests on: a CI bot takes the
+	 * diagnostics after a result as its log.
+	 */
+	values_of(&st, &l, val, lim);
+	for (k = 0; k < 3; k++) {
+		if (val[k] <= lim[k] || (2 * over[k] > REF_CHUNKS && spread <= factor[k])) {
+			ksft_test_result(val[k] <= lim[k], "%s\n", names[k]);
+		} else {
+			xt_test_skip(names[k], XT_PLATFORM_SKIP);
+			ksft_print_msg(XT_NOISE_FMT, (unsigned long long)interval_us, checks[k],
+				       REF_CHUNKS, over[k], val[k], lim[k], spread, factor[k],
+				       text[k]);
+		}
+		ksft_print_msg(CHECK_FMT, (unsigned long long)interval_us, checks[k],
+			       k < 2 ? 1 : 3, k < 2 ? val[k] / 1e3 : val[k], k < 2 ? " us" : "%",
+			       k < 2 ? 1 : 3, k < 2 ? lim[k] / 1e3 : lim[k]);
+	}
 	ksft_print_msg(XT_LAT_FMT,
 		       (unsigned long long)interval_us, st.n,
 		       (unsigned long long)st.min, st.avg,
@@ -422,16 +443,6 @@ static void check_interval(const struct opts *o, uint64_t interval_us,
 		       (unsigned long long)interval_us, st.avg / 1e3, l.avg / 1e3,
 		       st.p99 / 1e3, l.p99 / 1e3, pct, l.spike / 1e3,
 		       l.spike_max_pct, l.from);
-	values_of(&st, &l, val, lim);
-	for (k = 0; k < 3; k++) {
-		if (val[k] <= lim[k] || (2 * over[k] > REF_CHUNKS && spread <= factor[k])) {
-			ksft_test_result(val[k] <= lim[k], "%s\n", names[k]);
-			continue;
-		}
-		ksft_print_msg(XT_NOISE_FMT, (unsigned long long)interval_us, checks[k],
-			       REF_CHUNKS, over[k], val[k], lim[k], spread, factor[k], text[k]);
-		xt_test_skip(names[k], XT_PLATFORM_SKIP);
-	}
 }
 
 static void setup_rt(const struct opts *o)
@@ -482,6 +493,7 @@ int main(int argc, char **argv)
 				 (unsigned long long)o.intervals[i], kinds[k]);
 
 	ksft_print_header();
+	ksft_set_plan(n);
 	reason = xt_not_applicable(&how);
 	if (reason) {
 		ksft_print_msg("%s\n", how);
@@ -490,7 +502,6 @@ int main(int argc, char **argv)
 	ksft_print_msg("on Xen: %s\n", how);
 	setup_rt(&o);
 
-	ksft_set_plan(n);
 	for (i = 0; i < o.nintervals; i++)
 		check_interval(&o, o.intervals[i], &names[3 * i]);
 	ksft_finished();
