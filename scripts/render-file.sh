@@ -13,6 +13,7 @@
 #     min_delta_ns and programmed that; since "clockevents: Prevent timer
 #     interrupt starvation" it programs min_delta_ticks once and skips
 #     further short programs while that forced event is pending;
+#   - before v6.9 kselftest.h had no ksft_test_result_code();
 #   - before v6.11 the default slop was 100000 ns;
 #   - memparse() of 6.12 and 6.1 wraps around where 7.x's saturates.
 # prepare-tree.sh and mkseries.sh both use it, so that the tree and the
@@ -46,6 +47,10 @@ if before 7 0; then
 	sed_args+=(-e 's/^#define CE_TEST_FORCES_MIN_TICKS\t1$/#define CE_TEST_FORCES_MIN_TICKS\t0/')
 	# memparse() wrapped around on overflow before it saturated: 16E is 0.
 	sed_args+=(-e 's/^\t{ "16E", -EINVAL, 0 },$/\t{ "16E", 0, 0 },/')
+fi
+if before 6 9; then
+	# No ksft_test_result_code() before v6.9: the line it prints.
+	sed_args+=(-e 's/^\t\tksft_test_result_code(KSFT_SKIP, __name, "%s", "");\t\\$/\t\tksft_inc_xskip_cnt();\t\t\t\t\t\\\n\t\tprintf("ok %u %s # SKIP\\n", ksft_test_num(), __name);\t\\/')
 fi
 if before 6 11; then
 	sed_args+=(-e 's/^#define XT_DEFAULT_SLOP_NS\t1$/#define XT_DEFAULT_SLOP_NS\t100000/')
