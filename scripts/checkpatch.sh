@@ -11,7 +11,9 @@ repo=$1 kdir=$2
 cp=$kdir/scripts/checkpatch.pl
 bad=0
 files=$(cd "$repo" && find arch kernel lib include tools -type f -name '*.[ch]' 2>/dev/null | sort)
-patches=$(ls "$repo"/patches/*.patch "$repo"/patches/*/*.patch | grep -v /0000-cover-letter.patch)
+# The kernel's series; patches/logspec/ is a patch to KernelCI's logspec.
+patches=$(ls "$repo"/patches/*.patch "$repo"/patches/[0-9]*/*.patch \
+	"$repo"/patches/kunit-tool/*.patch | grep -v /0000-cover-letter.patch)
 for p in $patches; do
 	# The Fixes: ids are upstream's: not in this repository's history.
 	out=$(perl "$cp" --strict --no-tree --ignore UNKNOWN_COMMIT_ID "$p" 2>&1)
