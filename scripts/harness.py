@@ -784,37 +784,32 @@ def run(args: Request) -> int:
         with open(os.path.join(args.out, f'{args.name}-repeat.txt'), 'w') as f:
             f.write(rtable)
         print(rtable)
-    count = {o: sum(r.outcome is o for r in results) for o in Outcome}
-    summary = {'name': args.name, 'command': args.cmd, 'guest_types': args.guest_types,
-               'guest_kernel': kernel_names,
-               'kernels': [{'version': kv, 'kernel': os.path.basename(k)}
-                           for kv, k, _ in args.kernels],
-               'accel': accel, 'accel_why': accel_why, 'vcpus': args.vcpus, 'domu_memory_mb': args.memory,
-               'samples': args.samples, 'intervals': args.intervals,
-               'seconds': round(total, 1), 'repeat': args.repeat,
-               'passed': count[Outcome.PASS], 'failed': count[Outcome.FAIL],
-               'infra': count[Outcome.INFRA], 'retries': args.retries,
-               'infra_tries': sum(r.infra_tries for r in results),
-               'name_differences': renamed, 'type_differences': disagree,
-               'groups': [g.as_json() for g in groups],
-               'configs': [r.as_json() for r in results]}
+    retries = 0 if args.cmd == 'merge' else args.retries
+    summary = xt_model.RunSummary(
+        name=args.name, command=args.cmd, guest_types=args.guest_types,
+        guest_kernel=kernel_names,
+        kernels=tuple((kv, os.path.basename(k)) for kv, k, _ in args.kernels),
+        accel=accel, accel_why=accel_why, vcpus=args.vcpus, domu_memory_mb=args.memory,
+        samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
+        retries=retries, results=tuple(results), groups=tuple(groups),
+        name_differences=tuple(renamed), type_differences=tuple(disagree))
+    passed, failed, infra = (summary.count(o) for o in (Outcome.PASS, Outcome.FAIL,
+                                                         Outcome.INFRA))
     ktap = os.path.join(args.out, f'{args.name}.ktap')
     with open(ktap, 'w') as f:
         f.write(xt_report.run_ktap(results, args.name, accel_desc))
     js = os.path.join(args.out, f'{args.name}.json')
-    xt_report.write_json(js, summary)
+    xt_report.write_json(js, summary.as_json())
     if groups:
         print(f'harness: {len(groups)} Xen boots ran the domUs of '
               f'{sum(len(g.configs) for g in groups)} tries, '
               f'{sum(g.shared_seconds for g in groups):.0f} s of them Xen and dom0')
     print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
           + (f', plot {png}' if png else '') + f'; consoles in {boots}')
-    retries = 0 if args.cmd == 'merge' else args.retries
-    print(f'harness: {summary["passed"]} passed, {summary["failed"]} failed, '
-          f'{summary["infra"]} infra ({summary["infra_tries"]} infra tries, '
-          f'--retries {retries})')
-    if summary['infra']:
-        print(f'harness: {summary["infra"]} configs still ended INFRA after {retries} '
+    print(f'harness: {passed} passed, {failed} failed, {infra} infra '
+          f'({summary.infra_tries} infra tries, --retries {retries})')
+    if infra:
+        print(f'harness: {infra} configs still ended INFRA after {retries} '
               'retries: LAVA, the emulator, Xen or the firmware broke them, not the kernel '
               f'(exit {xt_model.EXIT_INFRA})')
     if args.compare:
@@ -822,11 +817,11 @@ def run(args: Request) -> int:
         if differ:
             return differ
     if args.expect_flagged:
-        print(f'harness: a broken kernel: {summary["failed"]} of {len(results)} boots '
-              f'flagged, {summary["passed"]} missed, {summary["infra"]} infra')
-        if summary['passed'] or renamed or disagree:
+        print(f'harness: a broken kernel: {failed} of {len(results)} boots '
+              f'flagged, {passed} missed, {infra} infra')
+        if passed or renamed or disagree:
             return xt_model.EXIT_FAIL
-        return xt_model.EXIT_INFRA if summary['infra'] else xt_model.EXIT_PASS
+        return xt_model.EXIT_INFRA if infra else xt_model.EXIT_PASS
     if renamed or disagree:
         return xt_model.EXIT_FAIL
     return xt_model.run_exit(r.outcome for r in results)

@@ -491,6 +491,54 @@ class GroupRecord:
         return dataclasses.asdict(self)
 
 
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    """A whole run as its JSON gives it: what was asked (the name, the
+    command, the settings that shape every boot), how long it took, its
+    results and the Xen boots that ran domUs, and what the results of
+    the run disagree on."""
+    name: str
+    command: str
+    guest_types: tuple[str, ...]
+    guest_kernel: str
+    kernels: tuple[tuple[str, str], ...]
+    accel: str
+    accel_why: str
+    vcpus: int
+    domu_memory_mb: int
+    samples: int
+    intervals: tuple[int, ...]
+    seconds: float
+    repeat: int
+    retries: int
+    results: tuple[BootResult, ...]
+    groups: tuple[GroupRecord, ...]
+    name_differences: tuple[str, ...]
+    type_differences: tuple[str, ...]
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(r.outcome is outcome for r in self.results)
+
+    @property
+    def infra_tries(self) -> int:
+        return sum(r.infra_tries for r in self.results)
+
+    def as_json(self) -> dict[str, Any]:
+        return {'name': self.name, 'command': self.command, 'guest_types': self.guest_types,
+                'guest_kernel': self.guest_kernel,
+                'kernels': [{'version': v, 'kernel': k} for v, k in self.kernels],
+                'accel': self.accel, 'accel_why': self.accel_why, 'vcpus': self.vcpus,
+                'domu_memory_mb': self.domu_memory_mb, 'samples': self.samples,
+                'intervals': self.intervals, 'seconds': round(self.seconds, 1),
+                'repeat': self.repeat, 'passed': self.count(Outcome.PASS),
+                'failed': self.count(Outcome.FAIL), 'infra': self.count(Outcome.INFRA),
+                'retries': self.retries, 'infra_tries': self.infra_tries,
+                'name_differences': list(self.name_differences),
+                'type_differences': list(self.type_differences),
+                'groups': [g.as_json() for g in self.groups],
+                'configs': [r.as_json() for r in self.results]}
+
+
 def run_exit(outcomes: Iterable[Outcome]) -> int:
     """The exit status of a run whose boots (after their retries) ended so."""
     outcomes = list(outcomes)
