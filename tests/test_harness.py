@@ -1408,6 +1408,23 @@ class Lava(unittest.TestCase):
         with self.assertRaises(xt_lava.LavaError):
             xt_lava.job(self.machine('pv'), Config('', 'pv', None, None), 'a="b c"', 'j', urls)
 
+    def test_golden_job(self):
+        # A job as a lab gets it (tests/data/lava-job.pv-domu.yaml): any
+        # change of what the harness emits shows here first.
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pv-domu'], xen='/b/xen-4.17.elf',
+                            kernel='/b/bzImage', initrd='/b/initramfs-dom0-build.cpio.gz',
+                            vcpus=2, timeout=300,
+                            domu_params=('xt_domu_vcpus=2', 'xt_domu_memory=256'))
+        urls = {f: 'https://lab.example.org/xt/' + os.path.basename(f)
+                for f in (m.xen, m.kernel, m.initrd)}
+        cmd = ('console=hvc0 xen_timer_slop=2000000 xt_intervals=50,1000 xt_samples=1000 '
+               'xt_oneshot=100 xt_hist_us=1000 xt_rt_prio=80 xt_host_slop=50000')
+        job = xt_lava.job(m, Config('7.3', 'pv-domu', None, 2000000), cmd,
+                          'xen_timer boot-check-7.3 [4/6] 7.3 PV-DOMU Xen (default, 50000) | '
+                          'Guest (2000000)', urls)
+        with open(os.path.join(HERE, 'data', 'lava-job.pv-domu.yaml')) as f:
+            self.assertEqual(xt_lava.yaml(job), f.read())
+
     def test_yaml_reads_back(self):
         try:
             import yaml
