@@ -511,6 +511,38 @@ static void test_prog_check(void)
 		      (unsigned long long)v.forced_min, (unsigned long long)v.upper_limit,
 		      v.pair_fires, v.pair_early, v.upper_judged ? "" : ", not judged");
 	}
+	{
+		/*
+		 * The doubled mutant beside a guest clock that stood still (a
+		 * PV domU of make misses, 2026-12-05): one pair's forced event
+		 * fires 1.3 ms after its call, before its deadline, and is
+		 * excused as the platform's; a time the clock made up must not
+		 * be the quickest forced event, nor a pair's early fire, which
+		 * hid the late ones.
+		 */
+		size_t k, f = 0, call = 0;
+
+		sim_run(&s, 2000000, XT_CORE_FORCED, 2, 2000000);
+		for (k = 5; k < s.n && !f; k++)	/* a pair: its second request S / 4 on */
+			if (s.ev[k].type == XT_EV_FIRE && s.ev[k - 1].type == XT_EV_RET &&
+			    s.ev[k - 2].type == XT_EV_PROG && s.ev[k - 3].type == XT_EV_RET &&
+			    s.ev[k - 4].type == XT_EV_NEXT && s.ev[k - 4].delta == 2000000 &&
+			    s.ev[k - 2].ts >= s.ev[k - 4].ts + 400000) {
+				f = k;
+				call = k - 4;
+			}
+		CHECK(f, "doubled: a forced event's fire");
+		if (!f)
+			return;
+		s.ev[f].ts = s.ev[call].ts + 1326000;
+		s.ev[2].ts = s.ev[1].ts;
+		s.ev[3].ts = s.ev[1].ts;
+		xt_prog_check(s.ev, s.n, 2000000, XT_CORE_FORCED, 50000, &v);
+		CHECK(v.early_fires == 1 && v.early_excused && v.upper_judged && !v.fires_ok,
+		      "doubled, one fire early beside a stuck clock: fires %d (early %zu, excused %d, quickest %llu of %llu)",
+		      v.fires_ok, v.early_fires, v.early_excused,
+		      (unsigned long long)v.forced_min, (unsigned long long)v.upper_limit);
+	}
 	xt_prog_check(s.ev, 0, 2000000, XT_CORE_FORCED, 50000, &v);
 	CHECK(!v.short_reqs && !v.judged_fires && v.calls_ok && v.fires_ok,
 	      "no events: nothing judged");

@@ -613,12 +613,16 @@ static void on_fire(struct xt_prog_state *st, struct xt_prog_verdict *v,
 	if (st->known && st->armed) {
 		v->judged_fires++;
 		if (e->ts + XT_FIRE_TOL_NS < st->deadline) {
+			/*
+			 * The early rule judges it; its time, the kernel's
+			 * fault or a clock the platform made up, says nothing
+			 * of how late a forced event fires.
+			 */
 			v->early_fires++;
 			if (st->deadline - e->ts > v->early_by)
 				v->early_by = st->deadline - e->ts;
 			violation(v, i);
-		}
-		if (st->forced) {
+		} else if (st->forced) {
 			d = e->ts - st->start;
 			v->forced_fires++;
 			if (d < v->forced_min)
