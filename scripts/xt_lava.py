@@ -35,13 +35,15 @@ DEBIAN_PYTHON = '/usr/bin/python3'
 # Xen's last line when dom0 powers the machine off.
 XEN_POWER_OFF = '(XEN) Entering ACPI S5 state.'
 
-# The monitors test: from the first kernel's start to the guest's end
-# marker, or until Xen says dom0 is gone or powers the machine off (the
-# guest or dom0 died; QEMU exits then, which LAVA calls an infrastructure
-# error), KTAP result lines as LAVA results: a "# SKIP" directive makes
-# the result skip.
+# The monitors test: from the first kernel's start until Xen says dom0 is
+# gone or powers the machine off, which comes after the guest's end marker
+# (a dom0 guest powers off after it, and a domU's dom0 after its domU) or
+# after the guest or dom0 died; KTAP result lines as LAVA results, a
+# "# SKIP" directive makes the result skip.  Not at the end marker itself:
+# LAVA stops reading there and may log that line no more.  pexpect
+# matches with re.DOTALL: no ".*" that could span lines.
 MONITOR_START = xt_console.KERNEL_START
-MONITOR_END = '|'.join((re.escape(xt_console.END_GUEST), xt_console.DOM0_GONE_RE.pattern,
+MONITOR_END = '|'.join((xt_console.DOM0_GONE_RE.pattern.replace('.*', r'[^\r\n]*'),
                         re.escape(XEN_POWER_OFF)))
 MONITOR_PATTERN = (r'(?=(?:(?:not )?ok \d+ [^#\r\n]*# )?(?P<result>SKIP|not ok|ok))'
                    r'(?:not )?ok \d+ (?P<test_case_id>[^#\r\n]*[^#\s])[ \t]*(?:#[^\r\n]*)?\r?\n')
@@ -110,9 +112,10 @@ def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
     """The job definition of one config: urls maps the machine's files to
     where the lab fetches them."""
     test_s = m.timeout + BOOT_ALLOWANCE_S
-    # LAVA's monitors end after a connection timeout without a console
-    # line: no shorter than the local boot's timeout, so that the quiet
-    # the hang rule asks for (xt_console.HANG_QUIET_S) fits in it.
+    # LAVA's monitors end after this long without a console line (the qemu
+    # boot action's timeout, which its connection keeps): no shorter than
+    # the local boot's timeout, so that the quiet the hang rule asks for
+    # (xt_console.HANG_QUIET_S) fits in it.
     quiet_s = max(m.timeout, xt_console.HANG_QUIET_S + 60)
     meta = {'xen_timer.config': config.name,
             'kernel': config.kernel or os.path.basename(m.kernel),
@@ -128,7 +131,7 @@ def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
         'priority': 'medium',
         'timeouts': {'job': {'minutes': DEPLOY_MINUTES + math.ceil(test_s / 60) + 2},
                      'action': {'minutes': math.ceil(test_s / 60)},
-                     'connection': {'minutes': math.ceil(quiet_s / 60)}},
+                     'connection': {'minutes': 2}},
         'context': context(m),
         'metadata': meta,
         'actions': [
@@ -137,7 +140,8 @@ def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
                         'image_arg': image_arg(m, config.xen_slop, guest_cmdline)},
                 'kernel': {'url': urls[m.kernel], 'image_arg': ''},
                 'ramdisk': {'url': urls[m.initrd], 'image_arg': ''}}}},
-            {'boot': {'method': 'qemu', 'media': 'tmpfs', 'timeout': {'minutes': 2}}},
+            {'boot': {'method': 'qemu', 'media': 'tmpfs',
+                      'timeout': {'minutes': math.ceil(quiet_s / 60)}}},
             {'test': {'timeout': {'minutes': math.ceil(test_s / 60)}, 'monitors': [
                 {'name': xt_console.COLLECTION, 'start': MONITOR_START, 'end': MONITOR_END,
                  'pattern': MONITOR_PATTERN, 'fixupdict': MONITOR_FIXUP}]}},

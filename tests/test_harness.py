@@ -1485,8 +1485,17 @@ class Lava(unittest.TestCase):
         got = dict(xt_lava.monitor_results('# ok 3 slop_in_effect # SKIP slop too small\r\n'
                                            'not ok 4 selftests: xen_timer: x_test\r\n'))
         self.assertEqual(got, {'slop_in_effect': 'skip', 'selftests_xen_timer_x_test': 'fail'})
-        self.assertTrue(re.search(xt_lava.MONITOR_END, '@@XT END-GUEST'))
-        self.assertTrue(re.search(xt_lava.MONITOR_END, '(XEN) Entering ACPI S5 state.'))
+        # The monitors end after the end marker's line, never at it (LAVA
+        # stops reading there), as pexpect matches: with re.DOTALL.
+        for name in ('console.pv-ok', 'console.pvh-ok'):
+            text = '\r\n'.join(captured(name)) + '\r\n'
+            end = re.search(xt_lava.MONITOR_END, text, re.DOTALL)
+            self.assertTrue(end, name)
+            self.assertGreater(end.start(), text.index(xt_console.END_GUEST + '\r\n'), name)
+        self.assertFalse(re.search(xt_lava.MONITOR_END, '@@XT END-GUEST\r\n', re.DOTALL))
+        crash = '(XEN) **** Dom0 x\r\nok 1 a\r\n crash'
+        self.assertFalse(re.search(xt_lava.MONITOR_END, crash, re.DOTALL))
+        self.assertTrue(re.search(xt_lava.MONITOR_END, '(XEN) Hardware Dom0 crashed: x'))
 
     def replay(self, name, t='pv', **log):
         path = os.path.join(self.tmp.name, 'job.log')
