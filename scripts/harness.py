@@ -554,16 +554,28 @@ def mutant_files(bdir: str, mutant: str) -> tuple[str, str]:
             os.path.join(bdir, 'initramfs-dom0-mutant.cpio.gz'))
 
 
+def mutant_slop(mutant: str) -> int | None:
+    """The guest slop a mutant's breakage shows at (scripts/mutant.sh slop
+    NAME), read as GUEST_SLOPS reads a value: None for "default"."""
+    text = subprocess.run([MUTANT_SH, 'slop', mutant], capture_output=True, text=True,
+                          check=True).stdout
+    setting = next(s for s in SETTINGS if s.key == 'guest_slops')
+    slops = typing.cast(tuple[int | None, ...], setting.parse(text))
+    if len(slops) != 1:
+        die(f'scripts/mutant.sh slop {mutant}: "{text.strip()}" is not one slop')
+    return slops[0]
+
+
 def misses(args: Request) -> int:
     """Each mutant built (scripts/mutant.sh), its dom0 initramfs made, and
     booted as repeat --expect-flagged at the slop its breakage shows at;
     stops at the first mutant that was not flagged every time."""
     kdir, bdir, config, kcc, jobs = args.mutant_build
     for n, m in enumerate(args.mutants, 1):
-        slop = int(subprocess.run([MUTANT_SH, 'slop', m], capture_output=True, text=True,
-                                  check=True).stdout)
+        slop = mutant_slop(m)
         kernel, dom0_initrd = mutant_files(bdir, m)
-        print(f'== misses: mutant {m} ({n} of {len(args.mutants)}), xen_timer_slop={slop}, '
+        print(f'== misses: mutant {m} ({n} of {len(args.mutants)}), '
+              f'xen_timer_slop={"default" if slop is None else slop}, '
               f'{args.runs} boots as each of {" ".join(args.guest_types)}', flush=True)
         steps = [[MUTANT_SH, kdir, os.path.join(bdir, f'mutant-{m}'), m, config, kcc, jobs]]
         if any(xt_boot.GUEST_TYPES[t].domu for t in args.guest_types):

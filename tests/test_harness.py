@@ -1303,6 +1303,16 @@ class LkftNames(unittest.TestCase):
                                  'beginning or end of the file.'])
 
 
+class Misses(unittest.TestCase):
+    def test_each_mutant_has_a_slop(self):
+        # abslate breaks every sleep, at the kernel's default slop: "default"
+        # (harness.py misses read it as a number and died with a traceback).
+        self.assertIsNone(harness.mutant_slop('abslate'))
+        self.assertEqual(harness.mutant_slop('doubled'), 2000000)
+        for m in ('ignored', 'forced', 'bypassed'):
+            self.assertIsInstance(harness.mutant_slop(m), int)
+
+
 class RunKtap(unittest.TestCase):
     def test_kunit_is_nested_as_its_ktap_not_the_console(self):
         # A kunit.py that reads a raw console is given the whole console;
