@@ -615,6 +615,12 @@ def machines_of(args: Request, accel_args: list[str]) -> dict[tuple[str, str], x
             for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
 
 
+def names_of_kernels(args: Request) -> str:
+    """The kernel axis as the reports name it: '7.3 vmlinuz, 6.12 vmlinuz'."""
+    return ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
+                     for kv, k, _ in args.kernels)
+
+
 def lava_accel(args: Request) -> list[str]:
     """A LAVA job's acceleration: KVM only when asked for (ACCEL=kvm), as
     a lab's device cannot be probed from here."""
@@ -690,8 +696,7 @@ def boot_all(args: Request, configs: list[Config],
     except xt_boot.AccelError as e:
         die(str(e))
     machines = machines_of(args, accel_args)
-    kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
-                             for kv, k, _ in args.kernels)
+    kernel_names = names_of_kernels(args)
     print(f'harness: QEMU accel {accel.upper()} ({accel_why})', flush=True)
     print(f'harness: {args.cmd}, {len(configs)} configs, guest {kernel_names} '
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
@@ -760,8 +765,7 @@ def run(args: Request) -> int:
     else:
         results, groups, accel, accel_why = boot_all(args, configs, boots)
     accel_desc = f'{accel.upper()} ({accel_why})'
-    kernel_names = ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
-                             for kv, k, _ in args.kernels)
+    kernel_names = names_of_kernels(args)
     total = time.monotonic() - t0
     renamed = xt_verdict.name_differences(results)
     for line in renamed:

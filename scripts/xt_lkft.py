@@ -100,11 +100,6 @@ def records(lines: list[str], prefix: str = '') -> list[Recorded]:
     return out
 
 
-def parse(lines: list[str], prefix: str = '') -> list[tuple[str, str, str, str]]:
-    """[(recorded name, result, description, skip reason)] of a stream."""
-    return [(r.name, r.result, r.desc, r.reason) for r in records(lines, prefix)]
-
-
 def evidence_missing(r: Recorded) -> str | None:
     """Why a result of ours has the wrong log: it lacks the diagnostic
     its test prints for it, or a skip's reason.  None if right, or not

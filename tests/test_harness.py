@@ -1239,7 +1239,7 @@ class LkftNames(unittest.TestCase):
         return xt_console.blocks(captured(name))['kselftest'].lines
 
     def test_names(self):
-        names = [(n, r) for n, r, _, _ in xt_lkft.parse(RUN_KSELFTEST)]
+        names = [(r.name, r.result) for r in xt_lkft.records(RUN_KSELFTEST)]
         self.assertIn(('xen_timer_xen_timer_slop_test_cpu1_min_delta_ns', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_slop_test', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_latency_test', 'skip'), names)
