@@ -46,6 +46,25 @@ GUEST_TYPES_BOOT := $(call setting,boot-check,GUEST_TYPES)
 $(call bad_setting,$(GUEST_TYPES_RUN))
 $(call bad_setting,$(GUEST_TYPES_BOOT))
 DOMU_TYPES := $(shell $(PYTHON) scripts/harness.py settings --list domu-types)
+# The platforms (scripts/xt_platform.py): the Xen versions of make, of
+# boot-check and of the reliability targets (XENS, an axis), the QEMU
+# (QEMU=own: each Xen's Debian's).  Debian 12's are the machine's; Debian
+# 13's (Xen 4.20, QEMU 11.1) a root that scripts/platform-root.sh makes
+# once under $(PLATFORM_DIR).
+XENS_RUN  := $(call setting,make,XENS)
+XENS_BOOT := $(call setting,boot-check,XENS)
+QEMU_RUN  := $(call setting,make,QEMU)
+$(call bad_setting,$(XENS_RUN) $(QEMU_RUN))
+PLATFORM_DIR = $(BUILD)/platform
+XEN_ROOTS  := $(shell $(PYTHON) scripts/harness.py settings --list xen-roots)
+QEMU_ROOTS := $(shell $(PYTHON) scripts/harness.py settings --list qemu-roots)
+# root_of,VERSION,ROOTS: the root directory of a Xen or QEMU version, or
+# nothing for the machine's own.
+root_of  = $(if $(patsubst $(1)=%,%,$(filter $(1)=%,$(2))),$(PLATFORM_DIR)/$(patsubst $(1)=%,%,$(filter $(1)=%,$(2))))
+ROOTS_NEEDED = $(sort $(foreach x,$(XENS_RUN) $(XENS_BOOT),$(call root_of,$(x),$(XEN_ROOTS))) \
+	$(call root_of,$(QEMU_RUN),$(QEMU_ROOTS)))
+# mkinitramfs-dom0.sh's option for Xen X's toolstack.
+xen_root_opt = $(if $(call root_of,$(1),$(XEN_ROOTS)),--xen-root $(call root_of,$(1),$(XEN_ROOTS)))
 # The dom0 initramfs carries the HVM device model only when it is needed.
 dom0_hvm    = $(if $(filter hvm,$(1)),--hvm)
 dom0_needed = $(filter $(DOMU_TYPES),$(1))
@@ -85,14 +104,20 @@ X86_BUILD = $(OUT)/x86_64
 BZIMAGE   = $(X86_BUILD)/arch/x86/boot/bzImage
 KSFT      = $(OUT)/kselftest/install
 INITRD    = $(OUT)/initramfs.cpio.gz
-XEN_ELF   = $(BUILD)/xen/xen-4.17.elf
+# {xen}: each Xen version's (the harness fills it in).
+XEN_ELF   = $(BUILD)/xen/xen-{xen}.elf
 DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)
 RESULTS   = $(BUILD)/results
 
 # The dom0 initramfs of the pvh and hvm types: xl, Xen's tools, the guest
 # kernel and $(INITRD) (scripts/mkinitramfs-dom0.sh), per guest kernel.
-DOM0_INITRD       = $(OUT)/initramfs-dom0-$(GUEST).cpio.gz
-BOOT_DOM0_INITRD  = $(OUT)/initramfs-dom0-build.cpio.gz
+DOM0_INITRD       = $(OUT)/initramfs-dom0-$(GUEST)-xen{xen}.cpio.gz
+BOOT_DOM0_INITRD  = $(OUT)/initramfs-dom0-build-xen{xen}.cpio.gz
+# mk_dom0,TYPES,XENS,KERNEL,OUT[,MODULES]: the dom0 initramfs of each Xen
+# version, when a guest type of TYPES is a domU.
+mk_dom0 = $(if $(call dom0_needed,$(1)),$(foreach x,$(2),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(1)) \
+	$(call xen_root_opt,$(x)) $(3) $(INITRD) $(subst {xen},$(x),$(4)) $(5) && \
+	echo "== dom0 initramfs $(subst {xen},$(x),$(4)) $(call dom0_hvm,$(1))" &&) true)
 
 ifeq ($(GUEST),debian)
 GUEST_KERNEL = $(DEB_KERNEL_DIR)/vmlinuz
@@ -119,10 +144,10 @@ ifneq ($(filter-out $(SERIES_KVERS),$(KVERS)),)
 $(error KVERS must be some of $(SERIES_KVERS), not '$(KVERS)')
 endif
 endif
-kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0.cpio.gz
+kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0-xen{xen}.cpio.gz
 GUEST_OPTS = $(if $(KVERS),$(foreach v,$(KVERS),--kernel-set $(v) $(BUILD)/debian-$(v)/vmlinuz \
 	$(call kver_dom0,$(v))),--kernel $(GUEST_KERNEL) --dom0-initrd $(DOM0_INITRD))
-HARNESS_OPTS = --xen $(XEN_ELF) $(GUEST_OPTS) --initrd $(INITRD) --kunit-py $(KUNIT_PY) \
+HARNESS_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) $(GUEST_OPTS) --initrd $(INITRD) --kunit-py $(KUNIT_PY) \
 	$(KUNIT_PARSE) --out $(RESULTS) $(USER_SETTINGS)
 
 
@@ -160,13 +185,12 @@ lava-templates: deps
 kvers-kernels: initramfs
 	@for v in $(KVERS); do \
 		scripts/fetch-debian-kernel.sh $$v $(BUILD)/debian-$$v || exit 1; \
-		$(if $(call dom0_needed,$(GUEST_TYPES_RUN)),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(GUEST_TYPES_RUN)) \
-			$(BUILD)/debian-$$v/vmlinuz $(INITRD) $(BUILD)/debian-$$v/initramfs-dom0.cpio.gz \
-			$(BUILD)/debian-$$v/modules || exit 1;,:;) \
+		$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$$v/vmlinuz,$(call kver_dom0,$$v),$(BUILD)/debian-$$v/modules) || exit 1; \
 	done
 
 deps:
 	@scripts/deps.sh $(if $(wildcard $(KDIR)/Makefile),-,$(KVER))
+	@$(foreach r,$(ROOTS_NEEDED),scripts/platform-root.sh $(r) &&) true
 
 tree: deps
 	@scripts/prepare-tree.sh $(CURDIR) $(KDIR)
@@ -222,22 +246,20 @@ initramfs: ksft-install
 
 # Rebuilt every time, as initramfs is: a few seconds.
 dom0-initramfs: $(GUEST_DEP) initramfs
-	@$(if $(call dom0_needed,$(GUEST_TYPES_RUN)),scripts/mkinitramfs-dom0.sh \
-		$(call dom0_hvm,$(GUEST_TYPES_RUN)) $(GUEST_KERNEL) $(INITRD) $(DOM0_INITRD) $(GUEST_MODS) && \
-		echo "== dom0 initramfs $(DOM0_INITRD) $(call dom0_hvm,$(GUEST_TYPES_RUN))",:)
+	@$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(GUEST_KERNEL),$(DOM0_INITRD),$(GUEST_MODS))
 
 boot-dom0-initramfs: kernel initramfs
-	@$(if $(call dom0_needed,$(GUEST_TYPES_BOOT)),scripts/mkinitramfs-dom0.sh \
-		$(call dom0_hvm,$(GUEST_TYPES_BOOT)) $(BZIMAGE) $(INITRD) $(BOOT_DOM0_INITRD) && \
-		echo "== dom0 initramfs $(BOOT_DOM0_INITRD) $(call dom0_hvm,$(GUEST_TYPES_BOOT))",:)
+	@$(call mk_dom0,$(GUEST_TYPES_BOOT),$(XENS_BOOT),$(BZIMAGE),$(BOOT_DOM0_INITRD))
 
 debian-kernel: deps
 	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR)
 
+# Each Xen's ELF, from its Debian package's xen-X-amd64.gz.
 xen: deps
-	@mkdir -p $(dir $(XEN_ELF))
-	@[ -s $(XEN_ELF) ] && [ $(XEN_ELF) -nt /boot/xen-4.17-amd64.gz ] || \
-		{ zcat /boot/xen-4.17-amd64.gz >$(XEN_ELF).tmp && mv $(XEN_ELF).tmp $(XEN_ELF); }
+	@mkdir -p $(BUILD)/xen
+	@$(foreach x,$(sort $(XENS_RUN) $(XENS_BOOT)),gz=$(call root_of,$(x),$(XEN_ROOTS))/boot/xen-$(x)-amd64.gz; \
+		elf=$(subst {xen},$(x),$(XEN_ELF)); \
+		{ [ -s $$elf ] && [ $$elf -nt $$gz ]; } || { zcat $$gz >$$elf.tmp && mv $$elf.tmp $$elf; } || exit 1;) true
 
 host-tests: deps
 	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests all fuzz
@@ -246,7 +268,7 @@ host-tests: deps
 # the selftests, the boot-check profile of the settings.  boot-check and
 # the reliability targets share it, so that the figures are those of make
 # check's settings.
-BOOT_OPTS = --xen $(XEN_ELF) --initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot \
+BOOT_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) --initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot \
 	--kunit-min $(KUNIT_MIN_CASES) --out $(RESULTS) $(USER_SETTINGS)
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs, as

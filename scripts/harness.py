@@ -59,13 +59,18 @@ import xt_kunit
 import xt_lava
 import xt_lkft
 import xt_model
+import xt_platform
 import xt_report
 import xt_settings
 import xt_verdict
 from xt_model import (BootResult, CheckSettings, Config, GroupRecord, GuestSettings, Outcome,
                       Try)
 
-SETTINGS = xt_settings.settings(tuple(xt_boot.GUEST_TYPES))
+SETTINGS = xt_settings.settings(tuple(xt_boot.GUEST_TYPES), tuple(xt_platform.PLATFORMS),
+                                (xt_platform.OWN_QEMU, *xt_platform.QEMUS))
+# In a file option's path: the Xen version's file (a Xen ELF, a dom0
+# initramfs with that Xen's toolstack).
+XEN_FIELD = "{xen}"
 RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses', 'lava', 'merge')
 
 
@@ -81,10 +86,17 @@ class Request:
     cmd: str
     name: str
     out: str
+    # Xen's ELF, and the dom0 initramfs of each kernel below, with
+    # XEN_FIELD for the Xen version.
     xen: str
     initrd: str
     # The kernel axis: (version or '', kernel, dom0 initramfs).
     kernels: tuple[tuple[str, str, str], ...]
+    # The Xen axis (xt_platform): its versions, the QEMU that runs them,
+    # where platform-root.sh made the Debian 13 root.
+    xens: tuple[str, ...]
+    qemu: str
+    platform_dir: str
     guest_types: tuple[str, ...]
     xen_slops: tuple[int | None, ...]
     guest_slops: tuple[int | None, ...]
@@ -123,9 +135,22 @@ class Request:
     def repeat(self) -> int:
         return self.runs if self.cmd in xt_settings.REPEAT else 1
 
+    def xen_elf(self, xen: str) -> str:
+        return self.xen.replace(XEN_FIELD, xen)
+
+    def platform(self, xen: str) -> str:
+        return xt_platform.describe(xen, self.qemu)
+
+    def qemu_binary(self, xen: str) -> str:
+        return xt_platform.qemu_binary(xen, self.qemu, self.platform_dir)
+
 
 def file_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--xen', required=True, help="Xen's ELF (gunzipped xen-4.17-amd64.gz)")
+    p.add_argument('--xen', required=True,
+                   help="Xen's ELF (gunzipped xen-V-amd64.gz); " + XEN_FIELD + ' in it: '
+                   "each XENS version's")
+    p.add_argument('--platform-dir', default='',
+                   help="scripts/platform-root.sh's roots' directory (Xen 4.20, QEMU 11.1)")
     p.add_argument('--kernel', default='', help='the guest kernel')
     p.add_argument('--kernel-set', action='append', nargs=3, default=[],
                    metavar=('VERSION', 'KERNEL', 'DOM0_INITRD'),
@@ -133,7 +158,8 @@ def file_options(p: argparse.ArgumentParser) -> None:
                    '--dom0-initrd; repeat it): its version leads the config names')
     p.add_argument('--initrd', required=True, help="scripts/mkinitramfs.sh's initramfs")
     p.add_argument('--dom0-initrd', default='',
-                   help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types")
+                   help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types; "
+                   + XEN_FIELD + " in it: each XENS version's")
     p.add_argument('--out', required=True, help='results directory')
     p.add_argument('--name', default='matrix', help='prefix of the result files')
     p.add_argument('--kunit-py', default='',
@@ -187,7 +213,11 @@ def cmd_settings(ns: argparse.Namespace) -> int:
     if ns.list:
         lists = {'guest-types': tuple(xt_boot.GUEST_TYPES),
                  'domu-types': tuple(t for t, g in xt_boot.GUEST_TYPES.items() if g.domu),
-                 'make-vars': tuple(s.make for s in SETTINGS)}
+                 'make-vars': tuple(s.make for s in SETTINGS),
+                 # Each Xen version's root under the platform dir, VERSION=ROOT
+                 # ('' for the machine's own), and the QEMU versions' likewise.
+                 'xen-roots': tuple(f'{x}={p.root}' for x, p in xt_platform.PLATFORMS.items()),
+                 'qemu-roots': tuple(f'{q}={p.root}' for q, p in xt_platform.QEMUS.items())}
         if ns.list not in lists:
             die(f'settings --list: "{ns.list}" is not one of {" ".join(lists)}')
         print(' '.join(lists[ns.list]))
@@ -205,8 +235,8 @@ def cmd_settings(ns: argparse.Namespace) -> int:
 
 
 def add_settings(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--list', default='', help='guest-types, domu-types or make-vars, '
-                   'on one line')
+    p.add_argument('--list', default='', help='guest-types, domu-types, make-vars, '
+                   'xen-roots or qemu-roots, on one line')
     p.add_argument('--get', default='', metavar='VAR', help='the value of one setting')
     p.add_argument('--profile', default='make', choices=tuple(xt_settings.PROFILES))
     p.add_argument('assign', nargs='*', metavar='VAR=VALUE')
@@ -341,23 +371,36 @@ def parse_args(argv: list[str]) -> Request:
         (v, k, d) for v, k, d in ns.kernel_set) or (('', ns.kernel, ns.dom0_initrd),)
     if len({k[0] for k in kernels}) != len(kernels):
         die('--kernel-set: each version once')
-    for _, kernel, dom0_initrd in kernels:
-        if domu and not dom0_initrd:
-            die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
-        for f in (kernel, *([dom0_initrd] if domu else [])):
-            if ns.cmd != 'misses' and not os.path.isfile(f):
+    xens = typing.cast(tuple[str, ...], v['xens'])
+    qemu = typing.cast(str, v['qemu'])
+    for path in (ns.xen, *(d for _, _, d in kernels)):
+        if len(xens) > 1 and path and XEN_FIELD not in path:
+            die(f'XENS has {len(xens)} versions: {path} needs {XEN_FIELD} for each one\'s')
+    for root in xt_platform.roots_needed(xens, qemu):
+        if not os.path.isdir(os.path.join(ns.platform_dir, root)):
+            die(f'XENS={" ".join(xens)} QEMU={qemu} needs the Debian 13 root '
+                f'{os.path.join(ns.platform_dir or "--platform-dir", root)}: run make deps')
+    for xv in xens:
+        for _, kernel, dom0_initrd in kernels:
+            if domu and not dom0_initrd:
+                die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
+            for f in (kernel, *([dom0_initrd.replace(XEN_FIELD, xv)] if domu else [])):
+                if ns.cmd != 'misses' and not os.path.isfile(f):
+                    die(f'{f} does not exist')
+        for f in (ns.xen.replace(XEN_FIELD, xv), ns.initrd):
+            if not os.path.isfile(f):
                 die(f'{f} does not exist')
-    for f in (ns.xen, ns.initrd):
-        if not os.path.isfile(f):
-            die(f'{f} does not exist')
+        plat = xt_platform.PLATFORMS[xv]
+        if any(xt_boot.GUEST_TYPES[t].efi for t in types):
+            for f in (plat.path(ns.platform_dir, plat.xen_efi),
+                      plat.path(ns.platform_dir, xt_platform.OVMF)):
+                if not os.path.isfile(f):
+                    die(f'{f} missing, needed by a PVH dom0: run make deps')
+        qbin = xt_platform.qemu_binary(xv, qemu, ns.platform_dir)
+        if ns.cmd not in ('lava', 'merge') and not shutil.which(qbin):
+            die(f'{qbin} missing: run make deps')
     if ns.kunit_boot and not ns.kunit_py:
         die('--kunit-boot needs --kunit-py')
-    if any(xt_boot.GUEST_TYPES[t].efi for t in types):
-        for f in (xt_boot.XEN_EFI, xt_boot.OVMF):
-            if not os.path.isfile(f):
-                die(f'{f} missing, needed by a PVH dom0: run make deps')
-    if ns.cmd not in ('lava', 'merge') and not shutil.which('qemu-system-x86_64'):
-        die('qemu-system-x86_64 missing: run make deps')
     base_url = getattr(ns, 'base_url', '')
     if base_url and not re.match(r'(https?|file)://\S+$', base_url):
         die(f'--base-url: "{base_url}" is not an http://, https:// or file:// URL')
@@ -381,13 +424,13 @@ def parse_args(argv: list[str]) -> Request:
                                  getattr(ns, 'jobs', '')),
                    domu_params=xt_settings.guest_params(SETTINGS, v, domu=True),
                    name=ns.name, out=os.path.abspath(ns.out), xen=ns.xen,
-                   initrd=ns.initrd, kernels=kernels,
+                   initrd=ns.initrd, kernels=kernels, platform_dir=ns.platform_dir,
                    params_file=getattr(ns, 'params_file', ''),
                    expect_flagged=getattr(ns, 'expect_flagged', False),
                    guest=guest, check=check, base_url=base_url,
                    logs=getattr(ns, 'logs', ''), compare=compare,
                    **{k: v[k] for k in (
-                       'guest_types', 'xen_slops', 'guest_slops', 'default_config',
+                       'guest_types', 'xens', 'qemu', 'xen_slops', 'guest_slops', 'default_config',
                        'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
                        'timeout', 'retries', 'accel', 'taskset', 'lat_opts', 'guest_args',
                        'runs', 'host_load')})  # type: ignore[arg-type]
@@ -395,9 +438,9 @@ def parse_args(argv: list[str]) -> Request:
 
 def configs_of(args: Request) -> list[Config]:
     """Every config of the run, each repeated, kernel outermost, then the
-    guest type."""
-    return [dataclasses.replace(c, kernel=kv) for kv, _, _ in args.kernels
-            for c in type_configs(args)]
+    Xen, then the guest type."""
+    return [dataclasses.replace(c, kernel=kv, xen=xv if len(args.xens) > 1 else '')
+            for kv, _, _ in args.kernels for xv in args.xens for c in type_configs(args)]
 
 
 def type_configs(args: Request) -> list[Config]:
@@ -551,7 +594,7 @@ def mutant_files(bdir: str, mutant: str) -> tuple[str, str]:
     """A mutant's kernel and the dom0 initramfs that starts it, below
     bdir (misses --build-dir)."""
     return (os.path.join(bdir, f'mutant-{mutant}', 'arch/x86/boot/bzImage'),
-            os.path.join(bdir, 'initramfs-dom0-mutant.cpio.gz'))
+            os.path.join(bdir, f'initramfs-dom0-mutant-xen{XEN_FIELD}.cpio.gz'))
 
 
 def mutant_slop(mutant: str) -> int | None:
@@ -578,10 +621,13 @@ def misses(args: Request) -> int:
               f'xen_timer_slop={"default" if slop is None else slop}, '
               f'{args.runs} boots as each of {" ".join(args.guest_types)}', flush=True)
         steps = [[MUTANT_SH, kdir, os.path.join(bdir, f'mutant-{m}'), m, config, kcc, jobs]]
-        if any(xt_boot.GUEST_TYPES[t].domu for t in args.guest_types):
+        for xv in args.xens if any(xt_boot.GUEST_TYPES[t].domu for t in args.guest_types) \
+                else ():
+            root = xt_platform.PLATFORMS[xv].root
             steps.append([os.path.join(SCRIPTS, 'mkinitramfs-dom0.sh'),
                           *(['--hvm'] if 'hvm' in args.guest_types else []),
-                          kernel, args.initrd, dom0_initrd])
+                          *(['--xen-root', os.path.join(args.platform_dir, root)] if root else []),
+                          kernel, args.initrd, dom0_initrd.replace(XEN_FIELD, xv)])
         for step in steps:
             if subprocess.run(step).returncode:
                 print(f'harness: misses: {os.path.basename(step[0])} failed for mutant {m}',
@@ -603,16 +649,32 @@ def main(argv: list[str]) -> int:
         return misses(args) if args.cmd == 'misses' else run(args)
 
 
-def machines_of(args: Request, accel_args: list[str]) -> dict[tuple[str, str], xt_boot.Machine]:
-    """The machine of each kernel and guest type."""
-    return {(kv, t): xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen=args.xen,
-                                     kernel=kernel,
-                                     initrd=dom0_initrd if xt_boot.GUEST_TYPES[t].domu
-                                     else args.initrd,
-                                     vcpus=args.vcpus, timeout=args.timeout,
-                                     accel_args=tuple(accel_args), taskset=args.taskset,
-                                     domu_params=args.domu_params)
-            for kv, kernel, dom0_initrd in args.kernels for t in args.guest_types}
+MachineKey = tuple[str, str, str]
+
+
+def machine_key(args: Request, c: Config) -> MachineKey:
+    """The machine a config boots on: its kernel, Xen and guest type."""
+    return (c.kernel, c.xen or args.xens[0], c.guest_type)
+
+
+def machines_of(args: Request, accel_args: list[str]) -> dict[MachineKey, xt_boot.Machine]:
+    """The machine of each kernel, Xen and guest type."""
+    out = {}
+    for kv, kernel, dom0_initrd in args.kernels:
+        for xv in args.xens:
+            plat = xt_platform.PLATFORMS[xv]
+            for t in args.guest_types:
+                out[(kv, xv, t)] = xt_boot.Machine(
+                    guest=xt_boot.GUEST_TYPES[t], xen=args.xen_elf(xv), kernel=kernel,
+                    initrd=dom0_initrd.replace(XEN_FIELD, xv) if xt_boot.GUEST_TYPES[t].domu
+                    else args.initrd,
+                    vcpus=args.vcpus, timeout=args.timeout, accel_args=tuple(accel_args),
+                    taskset=args.taskset, domu_params=args.domu_params,
+                    qemu=args.qemu_binary(xv),
+                    xen_efi=plat.path(args.platform_dir, plat.xen_efi),
+                    ovmf=plat.path(args.platform_dir, xt_platform.OVMF),
+                    platform=args.platform(xv))
+    return out
 
 
 def names_of_kernels(args: Request) -> str:
@@ -654,14 +716,14 @@ def lava_jobs(args: Request) -> int:
     os.makedirs(jobs_dir)
     machines = machines_of(args, lava_accel(args))
     try:
-        names = xt_lava.image_names(list(machines.values()), [kv for kv, _ in machines])
+        names = xt_lava.image_names(list(machines.values()), [k[0] for k in machines])
     except xt_lava.LavaError as e:
         die(str(e))
     base = args.base_url.rstrip('/') or f'file://{images}'
     urls = {f: f'{base}/{n}' for f, n in names.items()}
     paths = []
     for k, c in enumerate(configs, 1):
-        m = machines[(c.kernel, c.guest_type)]
+        m = machines[machine_key(args, c)]
         try:
             job = xt_lava.job(m, c, args.guest.cmdline(c),
                               f'xen_timer {args.name} [{k}/{len(configs)}] {c.name}', urls)
@@ -691,27 +753,29 @@ def boot_all(args: Request, configs: list[Config],
     the acceleration, why)."""
     try:
         accel_args, accel, accel_why = xt_boot.choose_accel(
-            args.accel, args.xen, args.vcpus,
-            need_hap=any(xt_boot.GUEST_TYPES[t].cpu_model for t in args.guest_types))
+            args.accel, args.xen_elf(args.xens[0]), args.vcpus,
+            need_hap=any(xt_boot.GUEST_TYPES[t].cpu_model for t in args.guest_types),
+            qemu=args.qemu_binary(args.xens[0]))
     except xt_boot.AccelError as e:
         die(str(e))
     machines = machines_of(args, accel_args)
     kernel_names = names_of_kernels(args)
     print(f'harness: QEMU accel {accel.upper()} ({accel_why})', flush=True)
+    print(f'harness: platform {"; ".join(args.platform(x) for x in args.xens)}', flush=True)
     print(f'harness: {args.cmd}, {len(configs)} configs, guest {kernel_names} '
           f'({" ".join(args.guest_types)}), {args.vcpus} vCPUs, {args.samples} samples per interval, '
           f'QEMU {accel.upper()}', flush=True)
     jobs = [Job(k, f'[{k}/{len(configs)}] {c.name}', c) for k, c in enumerate(configs, 1)]
     # A domU type's configs of one Xen boot share it (boot_group); a guest
     # that is dom0 boots once per config.
-    grouped: dict[tuple[str, str, int], list[Job]] = {}
+    grouped: dict[tuple[str, str, str, int], list[Job]] = {}
     for j in jobs:
         if xt_boot.GUEST_TYPES[j.config.guest_type].domu:
             grouped.setdefault(j.config.xen_key, []).append(j)
     groups: list[GroupRecord] = []
     done_groups = set()
     for j in jobs:
-        machine = machines[(j.config.kernel, j.config.guest_type)]
+        machine = machines[machine_key(args, j.config)]
         if not machine.guest.domu:
             boot_config(args, machine, boots, j)
             continue
@@ -719,9 +783,9 @@ def boot_all(args: Request, configs: list[Config],
         if key in done_groups:
             continue
         done_groups.add(key)
-        kv, t, x = key
-        gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {kv + " " if kv else ""}'
-                f'{t.upper()} Xen ({x})')
+        kv, xv, t, x = key
+        lead = ''.join(f'{w} ' for w in (kv, f'Xen-{xv}' if xv else '') if w)
+        gtag = f'[Xen {len(done_groups)}/{len(grouped)}] {lead}{t.upper()} Xen ({x})'
         boot_group(args, machine, boots, grouped[key], gtag, groups)
     return [j.result for j in jobs if j.result is not None], groups, accel, accel_why
 
@@ -733,7 +797,7 @@ def merge_logs(args: Request, configs: list[Config], boots: str) -> list[BootRes
     machines = machines_of(args, lava_accel(args))
     results = []
     for k, c in enumerate(configs, 1):
-        m = machines[(c.kernel, c.guest_type)]
+        m = machines[machine_key(args, c)]
         cmdline = args.guest.cmdline(c)
         path = os.path.join(logs, f'{job_stem(k, c)}.log')
         try:
@@ -808,7 +872,8 @@ def run(args: Request) -> int:
         accel=accel, accel_why=accel_why, vcpus=args.vcpus, domu_memory_mb=args.memory,
         samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
         retries=retries, results=tuple(results), groups=tuple(groups),
-        name_differences=tuple(renamed), type_differences=tuple(disagree))
+        name_differences=tuple(renamed), type_differences=tuple(disagree),
+        platforms=tuple((x, args.platform(x)) for x in args.xens))
     passed, failed, infra = (summary.count(o) for o in (Outcome.PASS, Outcome.FAIL,
                                                          Outcome.INFRA))
     ktap = os.path.join(args.out, f'{args.name}.ktap')

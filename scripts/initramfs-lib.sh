@@ -18,13 +18,22 @@ new_root() {
 	done
 }
 
-# copy_bin PATH: a dynamic binary from the host, with the libraries it needs.
+# copy_bin PATH [SYSROOT]: a dynamic binary with the libraries it needs,
+# from the host, or from the root SYSROOT (platform-root.sh's Debian 13,
+# whose libc the host's may not run): its own loader lists them there.
 copy_bin() {
-	local lib
+	local sys=${2:-} lib list
 	mkdir -p "$root$(dirname "$1")"
-	cp "$1" "$root$1"
-	for lib in $(ldd "$1" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
-		cp -L "$lib" "$root$lib"
+	cp "$sys$1" "$root$1"
+	if [ -n "$sys" ]; then
+		list=$("$sys/lib64/ld-linux-x86-64.so.2" --library-path \
+			"$sys/lib/x86_64-linux-gnu:$sys/usr/lib/x86_64-linux-gnu" --list "$sys$1")
+	else
+		list=$(ldd "$1")
+	fi
+	for lib in $(echo "$list" | awk '/=> \//{print $3; next} /^\t\/lib/{print $1}'); do
+		mkdir -p "$root$(dirname "${lib#"$sys"}")"
+		cp -L "$lib" "$root${lib#"$sys"}"
 	done
 }
 

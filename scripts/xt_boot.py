@@ -22,9 +22,7 @@ from typing import Callable, Iterator
 
 import xt_console
 import xt_model
-# A PVH dom0 boots Xen's EFI binary under OVMF (both Debian's).
-XEN_EFI = '/boot/xen-4.17-amd64.efi'
-OVMF = '/usr/share/ovmf/OVMF.fd'
+import xt_platform
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +151,7 @@ def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
         yield buf.decode('utf-8', 'replace'), time.monotonic() - start
 
 
-def kvm_probe(xen: str, vcpus: int) -> tuple[bool, str, bool]:
+def kvm_probe(xen: str, vcpus: int, qemu: str = 'qemu-system-x86_64') -> tuple[bool, str, bool]:
     """Boot Xen under KVM until it has brought up its CPUs: (ok, why, hap),
     hap: Xen found nested paging, so HVM and PVH domains can run."""
     seen = {'ok': False, 'hap': False, 'kvm_error': '', 'last': ''}
@@ -169,7 +167,7 @@ def kvm_probe(xen: str, vcpus: int) -> tuple[bool, str, bool]:
         dummy = os.path.join(tmp, 'dummy-dom0')
         with open(dummy, 'wb') as f:
             f.write(bytes(4096))
-        cmd = ['qemu-system-x86_64', *KVM_ARGS, '-kernel', xen,
+        cmd = [qemu, *KVM_ARGS, '-kernel', xen,
                '-append', 'console=com1 noreboot', '-initrd', dummy, '-m', '256',
                '-smp', str(vcpus), '-nographic', '-serial', 'stdio', '-monitor', 'none',
                '-no-reboot']
@@ -191,8 +189,8 @@ def kvm_probe(xen: str, vcpus: int) -> tuple[bool, str, bool]:
                    f' (last line: {last[-120:] or "none"})'), False
 
 
-def choose_accel(mode: str, xen: str, vcpus: int,
-                 need_hap: bool = False) -> tuple[list[str], str, str]:
+def choose_accel(mode: str, xen: str, vcpus: int, need_hap: bool = False,
+                 qemu: str = 'qemu-system-x86_64') -> tuple[list[str], str, str]:
     """ACCEL=auto|kvm|tcg -> (QEMU arguments, 'kvm' or 'tcg', why).
     need_hap: the guest type runs HVM or PVH domains, which need Xen to
     find nested paging.  AccelError when ACCEL=kvm and KVM cannot."""
@@ -205,7 +203,7 @@ def choose_accel(mode: str, xen: str, vcpus: int,
     elif not os.access(dev, os.R_OK | os.W_OK):
         ok, why, hap = False, f'{dev} not readable and writable', False
     else:
-        ok, why, hap = kvm_probe(xen, vcpus)
+        ok, why, hap = kvm_probe(xen, vcpus, qemu)
     if ok and need_hap and not hap:
         ok, why = False, why + ' (HVM and PVH domains need it)'
     if ok:
@@ -228,6 +226,12 @@ class Machine:
     taskset: str = ''
     # dom0's xt_domu_*= that shape a domU (xt_settings.guest_params).
     domu_params: tuple[str, ...] = ()
+    # The platform (xt_platform): QEMU's binary, the EFI Xen and the
+    # firmware a PVH dom0 boots from, and its name for reports.
+    qemu: str = 'qemu-system-x86_64'
+    xen_efi: str = '/boot/xen-4.17-amd64.efi'
+    ovmf: str = xt_platform.OVMF
+    platform: str = ''
 
 
 def xen_cmdline(m: Machine, xen_slop: int | None) -> str:
@@ -274,7 +278,7 @@ def qemu_args(m: Machine) -> list[str]:
 def qemu_cmd(m: Machine, boot: list[str]) -> list[str]:
     """QEMU's command line around boot (how Xen is loaded)."""
     pin = ['taskset', '-c', m.taskset] if m.taskset else []
-    return [*pin, 'qemu-system-x86_64', *m.accel_args, *boot, *qemu_args(m), '-nographic',
+    return [*pin, m.qemu, *m.accel_args, *boot, *qemu_args(m), '-nographic',
             '-serial', 'stdio', '-monitor', 'none']
 
 
@@ -344,14 +348,14 @@ class Boot(Watched):
         kernel_cmd = kernel_cmdline(m, guest_cmdline)
         self.efi_dir: str | None = None
         if m.guest.efi:
-            boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', OVMF,
+            boot = ['-machine', 'q35', '-device', 'amd-iommu', '-bios', m.ovmf,
                     '-drive', f'file=fat:{self.efi_tree(xen_cmd, kernel_cmd)},'
                     'format=raw,if=ide,snapshot=on']
         else:
             boot = multiboot(m, xen_cmd, kernel_cmd, m.initrd)
         self.cmd = qemu_cmd(m, boot)
         self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
-                                        domu=m.guest.domu)
+                                        domu=m.guest.domu, platform=m.platform)
         self.seconds = 0.0
 
     def efi_tree(self, xen_cmd: str, guest_cmdline: str) -> str:
@@ -361,7 +365,7 @@ class Boot(Watched):
         self.efi_dir = tempfile.mkdtemp(prefix='xt-efi-')
         d = os.path.join(self.efi_dir, 'EFI', 'BOOT')
         os.makedirs(d)
-        shutil.copy(XEN_EFI, os.path.join(d, 'BOOTX64.EFI'))
+        shutil.copy(self.m.xen_efi, os.path.join(d, 'BOOTX64.EFI'))
         shutil.copy(self.m.kernel, os.path.join(d, 'vmlinuz'))
         shutil.copy(self.m.initrd, os.path.join(d, 'initrd'))
         with open(os.path.join(d, 'BOOTX64.cfg'), 'w') as f:
@@ -423,7 +427,8 @@ class Part(Watched):
 
     def __init__(self, m: Machine, guest_cmdline: str):
         self.guest_cmdline = guest_cmdline
-        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
+        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True,
+                                        platform=m.platform)
         self.start = 0.0
         self.seconds = 0.0
         self.reached = False
@@ -478,7 +483,8 @@ class GroupBoot:
         """Boot, following the console; progress(index of the part or -1
         for the shared part, text) on each new stage."""
         m = self.m
-        shared = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True)
+        shared = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True,
+                                    platform=m.platform)
         cur = -1
         dead: float | None = None
         timed_out = False

@@ -107,10 +107,14 @@ class Watcher:
     since QEMU started).  domu: the guest under test is a domU, so dom0's
     kernel does not count as the guest's start."""
 
-    def __init__(self, end_grace_s: float, fail_grace_s: float, domu: bool = False):
+    def __init__(self, end_grace_s: float, fail_grace_s: float, domu: bool = False,
+                 platform: str = ''):
         self.end_grace_s = end_grace_s
         self.fail_grace_s = fail_grace_s
         self.domu = domu
+        # Xen's and QEMU's versions (xt_platform.describe), named in the
+        # reason of a death that is theirs.
+        self.platform = platform
         self.lines: list[str] = []
         self.ending: Ending | None = None
         self.stage = 'Xen'

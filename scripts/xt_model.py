@@ -91,13 +91,15 @@ class Config:
     """One config of a run: the kernel (its version on the kernel axis,
     '' otherwise), the guest type, Xen's timer_slop and the guest's
     xen_timer_slop= (None: the default), or an edge run's guest
-    parameters; run: which of --runs repeats (0: not repeated)."""
+    parameters; run: which of --runs repeats (0: not repeated); xen: the
+    Xen version on the Xen axis ('' otherwise: the run's one Xen)."""
     kernel: str
     guest_type: str
     xen_slop: int | None
     guest_slop: int | None
     params: str | None = None
     run: int = 0
+    xen: str = ''
 
     @property
     def label(self) -> str:
@@ -110,19 +112,21 @@ class Config:
                  else str(self.xen_slop))
             g = 'default' if self.guest_slop is None else str(self.guest_slop)
             name = f'{self.guest_type.upper()} Xen ({x}) | Guest ({g})'
-        return f'{self.kernel} {name}' if self.kernel else name
+        lead = ' '.join([*([self.kernel] if self.kernel else []),
+                         *([f'Xen-{self.xen}'] if self.xen else [])])
+        return f'{lead} {name}' if lead else name
 
     @property
     def name(self) -> str:
         return f'{self.label} #{self.run}' if self.run else self.label
 
     @property
-    def xen_key(self) -> tuple[str, str, int]:
-        """Configs one Xen boot can run as domUs: the same kernel, guest
-        type and Xen timer_slop (Xen's default and the same value given
-        are one Xen)."""
+    def xen_key(self) -> tuple[str, str, str, int]:
+        """Configs one Xen boot can run as domUs: the same kernel, Xen,
+        guest type and Xen timer_slop (Xen's default and the same value
+        given are one Xen)."""
         x = XEN_DEFAULT_TIMER_SLOP_NS if self.xen_slop is None else self.xen_slop
-        return (self.kernel, self.guest_type, x)
+        return (self.kernel, self.xen, self.guest_type, x)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -515,6 +519,8 @@ class RunSummary:
     groups: tuple[GroupRecord, ...]
     name_differences: tuple[str, ...]
     type_differences: tuple[str, ...]
+    # The Xen axis: (Xen version, the platform in words).
+    platforms: tuple[tuple[str, str], ...] = ()
 
     def count(self, outcome: Outcome) -> int:
         return sum(r.outcome is outcome for r in self.results)
@@ -527,6 +533,7 @@ class RunSummary:
         return {'name': self.name, 'command': self.command, 'guest_types': self.guest_types,
                 'guest_kernel': self.guest_kernel,
                 'kernels': [{'version': v, 'kernel': k} for v, k in self.kernels],
+                'platforms': [{'xen': x, 'platform': p} for x, p in self.platforms],
                 'accel': self.accel, 'accel_why': self.accel_why, 'vcpus': self.vcpus,
                 'domu_memory_mb': self.domu_memory_mb, 'samples': self.samples,
                 'intervals': self.intervals, 'seconds': round(self.seconds, 1),

@@ -134,12 +134,21 @@ RUN = ('matrix', 'repeat', 'misses', 'lava', 'merge')
 REPEAT = ('repeat', 'misses')
 
 
-def settings(guest_types: tuple[str, ...]) -> tuple[Setting, ...]:
-    """The table; guest_types are xt_boot.GUEST_TYPES's names (passed in,
-    so that this module imports nothing of the harness)."""
+def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
+             qemus: tuple[str, ...] = ('own',)) -> tuple[Setting, ...]:
+    """The table; guest_types are xt_boot.GUEST_TYPES's names, xens and
+    qemus xt_platform's Xen and QEMU versions (passed in, so that this
+    module imports nothing of the harness)."""
     return (
         Setting('guest_types', 'GUEST_TYPES', 'types', 'pv-domu',
                 'guest types; each config boots as each', choices=guest_types),
+        Setting('xens', 'XENS', 'types', xens[0],
+                "Xen versions, an axis: each under its Debian release's QEMU "
+                '(4.17: Debian 12, the machine\'s; 4.20: Debian 13, a root under build/ '
+                'that make deps makes)', choices=xens),
+        Setting('qemu', 'QEMU', 'choice', qemus[0],
+                "the QEMU of every Xen: own (each Xen's Debian's) or a version",
+                choices=qemus),
         Setting('xen_slops', 'XEN_SLOPS', 'slops', '50000 5000',
                 "Xen's timer_slop= values, ns", commands=RUN),
         Setting('guest_slops', 'GUEST_SLOPS', 'slops', '100000 5000',

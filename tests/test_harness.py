@@ -774,15 +774,12 @@ class GuestTypes(unittest.TestCase):
                       self.main_fails(['--guest-types', 'pvh', '--dom0-initrd', '/missing']))
 
     def test_pvh_dom0_boots_xen_efi_under_ovmf(self):
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh-dom0'], xen='xen.elf',
-                            kernel=self.files[3], initrd=self.files[5], vcpus=2, timeout=60)
         efi = os.path.join(self.tmp.name, 'xen.efi')
         open(efi, 'w').close()
-        real, xt_boot.XEN_EFI = xt_boot.XEN_EFI, efi
-        try:
-            b = xt_boot.Boot(m, 5000, 'console=hvc0 xt_intervals=50,1000')
-        finally:
-            xt_boot.XEN_EFI = real
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh-dom0'], xen='xen.elf',
+                            kernel=self.files[3], initrd=self.files[5], vcpus=2, timeout=60,
+                            xen_efi=efi)
+        b = xt_boot.Boot(m, 5000, 'console=hvc0 xt_intervals=50,1000')
         d = os.path.join(b.efi_dir, 'EFI', 'BOOT')
         self.assertEqual(sorted(os.listdir(d)), ['BOOTX64.EFI', 'BOOTX64.cfg', 'initrd', 'vmlinuz'])
         with open(os.path.join(d, 'BOOTX64.cfg')) as f:
@@ -794,6 +791,40 @@ class GuestTypes(unittest.TestCase):
         self.assertIn('amd-iommu', b.cmd)
         self.assertNotIn('-kernel', b.cmd)
         shutil.rmtree(b.efi_dir)
+
+    def test_xen_axis(self):
+        # Two Xens: each config boots on each, named after its Xen; the
+        # files carry {xen}, the Debian 13 root must be there.
+        xen = os.path.join(self.tmp.name, 'xen-{xen}')
+        for v in ('4.17', '4.20'):
+            open(xen.replace('{xen}', v), 'w').close()
+        root = os.path.join(self.tmp.name, 'platform', 'deb13', 'xt-bin')
+        os.makedirs(root)
+        qemu = os.path.join(root, 'qemu-system-x86_64')
+        with open(qemu, 'w') as f:
+            f.write('#!/bin/sh\n')
+        os.chmod(qemu, 0o755)
+        files = ['--xen', xen, *self.files[2:], '--platform-dir',
+                 os.path.join(self.tmp.name, 'platform')]
+        args = harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                                   'XENS=4.17 4.20', 'GUEST_SLOPS=5000', 'XEN_SLOPS=default',
+                                   'DEFAULT_CONFIG=0'])
+        names = [c.name for c in harness.configs_of(args)]
+        self.assertEqual(names, ['Xen-4.17 PV Xen (default, 50000) | Guest (5000)',
+                                 'Xen-4.20 PV Xen (default, 50000) | Guest (5000)'])
+        ms = harness.machines_of(args, [])
+        self.assertEqual(ms[('', '4.20', 'pv')].xen, xen.replace('{xen}', '4.20'))
+        self.assertEqual(ms[('', '4.20', 'pv')].qemu, qemu)
+        self.assertEqual(ms[('', '4.17', 'pv')].qemu, 'qemu-system-x86_64')
+        self.assertEqual(ms[('', '4.20', 'pv')].platform,
+                         'Xen 4.20 (Debian 13), QEMU 11.1 (Debian 13)')
+        # One Xen under the other's QEMU.
+        args = harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                                   'QEMU=11.1'])
+        self.assertEqual(harness.machines_of(args, [])[('', '4.17', 'pv')].qemu, qemu)
+        self.assertIn('needs {xen} for each one', self.main_fails(['XENS=4.17 4.20']))
+        self.assertIn('needs the Debian 13 root', self.main_fails(['XENS=4.20']))
+        self.assertIn('XENS: "4.18" is not one of 4.17 4.20', self.main_fails(['XENS=4.18']))
 
     def test_dom0_does_not_take_the_guests_parameters(self):
         # VCPUS and MEMORY as the harness makes them.
