@@ -239,6 +239,10 @@ def xen_cmdline(m: Machine, xen_slop: int | None) -> str:
     timer_slop= unless xen_slop is None (Xen's default)."""
     cmd = ['console=com1', f'dom0_mem={m.guest.dom0_mem}', f'dom0_max_vcpus={m.vcpus}',
            'noreboot', *m.guest.xen_args]
+    if m.guest.domu:
+        # A PVH or HVM domU's early console (port 0xE9, dom0-init's
+        # earlyprintk=xen) is Xen's guest debug level.
+        cmd.append('guest_loglvl=all')
     if xen_slop is not None:
         cmd.append(f'timer_slop={xen_slop}')
     return ' '.join(cmd)

@@ -50,6 +50,7 @@ DOMU_DIED = '@@XT DOMU-DIED'
 # reports a PV dom0's crash ("Hardware Dom0 crashed") after the kernel's
 # own panic, or instead of it when the kernel died before its console.
 GUEST_CRASH_RE = re.compile(r'Kernel panic|Attempted to kill init|\bOops[:\s]|\bBUG: |'
+                            r'PANIC: early exception|'
                             r'general protection fault|Hardware Dom0 crashed|'
                             r'\(XEN\) \*\*\*\* Dom0 .*crash')
 # Xen broke, or an HVM/PVH vCPU did under the emulated SVM (Xen triple
@@ -75,6 +76,7 @@ DOMU_END_GRACE_S = 8.0
 # "Hardware Dom0 halted" is.  A reboot (a triple fault) or a crash stays
 # INFRA.
 DOMU_POWEROFF = 'xl: shutdown reason poweroff'
+DOMU_DIED_EARLY = "the domU died before its kernel's first line: the platform's"
 # A kernel starting while one already runs: the guest rebooted (a triple
 # fault under Xen 4.17's default on_reboot, or a reset).
 KERNEL_START = 'Linux version'
@@ -205,6 +207,15 @@ class Watcher:
         elif line.startswith(DOMU_STALL):
             self._end(Outcome.FAIL, 'the domU console stalled',
                       line[len(DOMU_STALL):].strip(), t, DOMU_STALL_GRACE_S)
+        elif line.startswith(DOMU_DIED) and self.stage in DOMU_STAGES:
+            # Every domU prints its kernel's banner at once (dom0-init
+            # gives it earlyprintk=xen): one that died before it never ran
+            # its own code, and the death is the platform's (QEMU 11.1
+            # under Xen 4.17 powers every PVH domU off there).
+            why = line[len(DOMU_DIED):].strip()
+            self._end(Outcome.INFRA, DOMU_DIED_EARLY,
+                      f'{self.platform}: {why}' if self.platform else why, t,
+                      self.fail_grace_s)
         elif line.startswith(DOMU_DIED) and DOMU_POWEROFF in line:
             self._end(Outcome.FAIL, 'the domU powered itself off before its end marker',
                       line[len(DOMU_DIED):].strip(), t, self.fail_grace_s)

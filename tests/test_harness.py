@@ -987,14 +987,48 @@ class Outcomes(unittest.TestCase):
         self.assertIn('@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
                       'reason reboot (a triple fault, or the guest reset itself)', w.lines)
 
-    def test_captured_domu_poweroff_is_fail(self):
-        # Debian's 7.3.4 as a PV domU with a bare xen_timer_slop: memparse(NULL)
-        # halts it before its first console line, and xl says poweroff.
-        w = watch(captured('console.pv-domu-poweroff-memparse-null'), qemu_rc=0)
+    def test_domu_dead_before_its_banner_is_the_platforms(self):
+        # QEMU 11.1 under Xen 4.17: every PVH domU powered off before its
+        # first line (earlyprintk=xen prints the banner at once).
+        w = xt_console.Watcher(1.0, 2.0, domu=True, platform='Xen 4.17, QEMU 11.1')
+        lines = ['[    0.000000] Linux version 7.3.0 (dom0)', '@@XT DOMU-START pvh 1/1',
+                 '@@XT DOMU-CREATED xt1',
+                 '@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
+                 'reason poweroff']
+        for k, line in enumerate(lines):
+            w.feed(line, k)
+        w.finish(10.0, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.status, "the domU died before its kernel's first line: the "
+                         "platform's: Xen 4.17, QEMU 11.1: the domU is gone before its end "
+                         'marker: xl: shutdown reason poweroff')
+
+    def test_captured_domu_dead_before_its_banner_is_infra(self):
+        # Our 7.3 as a PVH domU of Xen 4.17 under QEMU 11.1: powered off at
+        # its first instructions, nothing on its console (earlyprintk=xen,
+        # Xen at guest_loglvl=all).
+        lines = captured('console.pvh-early-death-xen4.17-qemu11.1')
+        w = watch(lines, qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertTrue(w.status.startswith(xt_console.DOMU_DIED_EARLY), w.status)
+        self.assertEqual(sum('Linux version' in line for line in lines), 1)
+
+    def test_captured_domu_early_exception_is_fail(self):
+        # Debian's 7.3.4 as a PV domU with a bare xen_timer_slop:
+        # memparse(NULL) faults in early parameter parsing, before its
+        # console; earlyprintk=xen (dom0-init) shows the kernel's own
+        # report, and it is the kernel's fault whatever xl says after.
+        lines = captured('console.pv-domu-early-exception-memparse-null')
+        w = watch(lines, qemu_rc=0)
         self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
-        self.assertEqual(w.status, 'the domU powered itself off before its end marker: '
-                                   'the domU is gone before its end marker: xl: shutdown '
-                                   'reason poweroff')
+        self.assertRegex(w.status, r'^panic: \(early\) PANIC: early exception 0x0e ')
+        self.assertTrue(any('parse_xen_timer_slop' in line for line in lines))
+        # Without the report, as before earlyprintk=xen: still the
+        # kernel's, since it printed its banner.
+        w = watch([line for line in lines if 'PANIC' not in line], qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertTrue(w.status.startswith('the domU powered itself off before its end '
+                                            'marker'), w.status)
 
     def test_captured_domu_panic_is_fail(self):
         # Our 7.3 kernel as a PV domU with init=/bogus (printk timestamps):
@@ -1548,7 +1582,8 @@ class Lava(unittest.TestCase):
         for name, t in (('console.pv-ok', 'pv'), ('console.pv-panic', 'pv'),
                         ('console.pv-domu-panic', 'pv-domu'), ('console.pvh-ok', 'pvh'),
                         ('console.pvh-triple-reboot', 'pvh'),
-                        ('console.pv-domu-poweroff-memparse-null', 'pv-domu')):
+                        ('console.pv-domu-early-exception-memparse-null', 'pv-domu'),
+                        ('console.pvh-early-death-xen4.17-qemu11.1', 'pvh')):
             local = xt_console.Watcher(1.0, 2.0, domu=xt_boot.GUEST_TYPES[t].domu)
             for k, line in enumerate(captured(name), 1):
                 if local.should_stop(k * 0.01):
