@@ -106,7 +106,9 @@ KSFT      = $(OUT)/kselftest/install
 INITRD    = $(OUT)/initramfs.cpio.gz
 # {xen}: each Xen version's (the harness fills it in).
 XEN_ELF   = $(BUILD)/xen/xen-{xen}.elf
-DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)
+# Debian's prebuilt kernel (GUEST=debian), or its PREEMPT_RT build
+# (GUEST=debian-rt: rt-amd64), in build/debian-VERSION[-rt].
+DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)$(if $(filter debian-rt,$(GUEST)),-rt)
 RESULTS   = $(BUILD)/results
 
 # The dom0 initramfs of the pvh and hvm types: xl, Xen's tools, the guest
@@ -119,7 +121,7 @@ mk_dom0 = $(if $(call dom0_needed,$(1)),$(foreach x,$(2),scripts/mkinitramfs-dom
 	$(call xen_root_opt,$(x)) $(3) $(INITRD) $(subst {xen},$(x),$(4)) $(5) && \
 	echo "== dom0 initramfs $(subst {xen},$(x),$(4)) $(call dom0_hvm,$(1))" &&) true)
 
-ifeq ($(GUEST),debian)
+ifneq ($(filter debian debian-rt,$(GUEST)),)
 GUEST_KERNEL = $(DEB_KERNEL_DIR)/vmlinuz
 GUEST_DEP    = debian-kernel
 GUEST_MODS   = $(DEB_KERNEL_DIR)/modules
@@ -130,18 +132,20 @@ GUEST_DEP    = kernel
 GUEST_MODS   =
 KUNIT_PARSE  = --kunit-boot --kunit-min $(KUNIT_MIN_CASES)
 else
-$(error GUEST must be debian or build, not '$(GUEST)')
+$(error GUEST must be debian, debian-rt or build, not '$(GUEST)')
 endif
 
 # make KVERS="6.1 6.12 7.3": the matrix with the kernel version as an axis,
-# Debian's prebuilt kernel of each (GUEST=debian), one table, JSON and plot.
+# Debian's prebuilt kernel of each (GUEST=debian), one table, JSON and plot;
+# 7.3-rt is Debian's PREEMPT_RT build of 7.3 (KVERS="7.3 7.3-rt").
 KVERS       ?=
+KVERS_OK    = $(SERIES_KVERS) $(MAINLINE_KVER)-rt
 ifneq ($(KVERS),)
 ifneq ($(GUEST),debian)
 $(error KVERS boots Debian's prebuilt kernels: it needs GUEST=debian)
 endif
-ifneq ($(filter-out $(SERIES_KVERS),$(KVERS)),)
-$(error KVERS must be some of $(SERIES_KVERS), not '$(KVERS)')
+ifneq ($(filter-out $(KVERS_OK),$(KVERS)),)
+$(error KVERS must be some of $(KVERS_OK), not '$(KVERS)')
 endif
 endif
 kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0-xen{xen}.cpio.gz
@@ -184,7 +188,8 @@ lava-templates: deps
 # KVERS: each version's Debian kernel and its dom0 initramfs.
 kvers-kernels: initramfs
 	@for v in $(KVERS); do \
-		scripts/fetch-debian-kernel.sh $$v $(BUILD)/debian-$$v || exit 1; \
+		scripts/fetch-debian-kernel.sh $${v%-rt} $(BUILD)/debian-$$v \
+			$$(case $$v in *-rt) echo rt-amd64;; esac) || exit 1; \
 		$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$$v/vmlinuz,$(call kver_dom0,$$v),$(BUILD)/debian-$$v/modules) || exit 1; \
 	done
 
@@ -252,7 +257,7 @@ boot-dom0-initramfs: kernel initramfs
 	@$(call mk_dom0,$(GUEST_TYPES_BOOT),$(XENS_BOOT),$(BZIMAGE),$(BOOT_DOM0_INITRD))
 
 debian-kernel: deps
-	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR)
+	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR) $(if $(filter debian-rt,$(GUEST)),rt-amd64)
 
 # Each Xen's ELF, from its Debian package's xen-X-amd64.gz.
 xen: deps

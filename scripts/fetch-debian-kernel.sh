@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fetch-debian-kernel.sh SERIES DIR
+# fetch-debian-kernel.sh SERIES DIR [FLAVOUR]
 #
 # Puts Debian's prebuilt kernel of SERIES (7.3, 6.12 or 6.1) at
 # DIR/vmlinuz: apt-get download of the newest matching package, only its
@@ -10,10 +10,16 @@
 # DIR/modules/order).  6.12 and 6.1: linux-image-X.Y.*-amd64-unsigned
 # (bookworm), which holds both; 7.3: trixie-backports' split packages,
 # linux-binary-7.3.*-amd64 (the image) and linux-modules-7.3.*-amd64.
+# FLAVOUR: amd64 (the default) or rt-amd64, Debian's PREEMPT_RT build
+# (7.3 only: linux-binary-7.3.*-rt-amd64).
 # Cached: nothing happens when DIR has them.
 set -euo pipefail
 
-series=$1 dir=$2
+series=$1 dir=$2 flavour=${3:-amd64}
+case $series/$flavour in
+*/amd64 | 7.3/rt-amd64) ;;
+*) echo "fetch-debian-kernel: no $flavour flavour of $series here (amd64; rt-amd64 for 7.3)" >&2; exit 1 ;;
+esac
 # xenfs needs xen-privcmd: this is the order insmod takes them in.
 DOM0_MODULES="xen-evtchn xen-privcmd xenfs xen-gntdev xen-gntalloc"
 [ -s "$dir/vmlinuz" ] && [ -s "$dir/modules/order" ] && exit 0
@@ -21,7 +27,7 @@ mkdir -p "$dir"
 case $series in
 6.1) re='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
 6.12) re='^linux-image-6\.12\.[0-9]+(\+deb[0-9]+)?-amd64-unsigned$' ;;
-7.3) re='^linux-binary-7\.3\.[0-9]+(\+deb[0-9]+)?-amd64$'
+7.3) re="^linux-binary-7\\.3\\.[0-9]+(\\+deb[0-9]+)?-$flavour\$"
 	[ "$(id -u)" = 0 ] && "$(dirname "$0")/apt-suites.sh" ;;
 *) echo "fetch-debian-kernel: no Debian kernel for $series here (7.3, 6.12 or 6.1)" >&2; exit 1 ;;
 esac
