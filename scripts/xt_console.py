@@ -39,6 +39,11 @@ DOMU_STAGES = ('domU', 'domU started')
 # dom0 prints after it (xl list, the vCPUs' stacks) follows within this.
 DOMU_STALL = '@@XT DOMU-STALL'
 DOMU_STALL_GRACE_S = 15.0
+# dom0-init's watchdog looks every 5 s and reports a domU console quiet
+# for 30 s: a domU boot silent for longer has a silent dom0 as well, and
+# its timeout is the platform's (Xen, dom0 or QEMU hung), not the domU
+# kernel's.
+PLATFORM_HUNG = 'the platform hung: the domU and dom0 silent'
 # A guest at its timeout is hung only if it printed nothing for this long
 # (at most half the timeout): one that was still printing was slowed by
 # its host, whose fault a timeout then is.
@@ -246,6 +251,14 @@ class Watcher:
                 self.ending = Ending(Outcome.INFRA, 'too slow', f'no end marker after {timeout} '
                                      f's, the guest still printing {quiet:.0f} s before '
                                      f'(stage "{self.stage}"): the host starved it')
+            elif timeout is not None and self.guest_started and self.domu:
+                # dom0's watchdog reports a domU whose console stopped
+                # (DOMU-STALL, FAIL) or that is gone within
+                # DOM0_WATCHDOG_S: silence past it is dom0's too.
+                self.ending = Ending(Outcome.INFRA, PLATFORM_HUNG,
+                                     f'no end marker after {timeout} s, nothing printed for '
+                                     f'{quiet:.0f} s (stage "{self.stage}"), not even dom0\'s '
+                                     f'watchdog{": " + self.platform if self.platform else ""}')
             elif timeout is not None and self.guest_started:
                 self.ending = Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s, '
                                      f'nothing printed for {quiet:.0f} s (stage "{self.stage}")')

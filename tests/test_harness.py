@@ -262,6 +262,21 @@ class CapturedConsoles(unittest.TestCase):
                                             'for 5'), w.status)
         self.assertEqual([m for m, _ in w.marks], ['Xen', 'guest kernel', 'end'])
 
+    def test_a_silent_domu_boot_is_the_platforms(self):
+        # An HVM domU of Xen 4.17 under QEMU 7.2 printed its last results
+        # and "reboot: Power down", then nothing came for 261 s, not even
+        # dom0's watchdog, which reports a quiet domU within 35 s: Xen,
+        # dom0 or QEMU hung.  The same silence with the guest as dom0 is
+        # the kernel's hang.
+        lines = captured('console.pv-hang')
+        for domu, outcome in ((True, xt_model.Outcome.INFRA), (False, xt_model.Outcome.FAIL)):
+            w = xt_console.Watcher(1.0, 2.0, domu=domu, platform='Xen 4.17, QEMU 7.2')
+            for k, line in enumerate(['@@XT DOMU-START hvm 1/1', *lines] if domu else lines):
+                w.feed(line, k * 0.01)
+            w.finish(300.0, timeout=300)
+            self.assertEqual(w.outcome, outcome, w.status)
+        self.assertTrue(w.status.startswith('hang: '), w.status)
+
     def test_still_printing_at_the_timeout_is_too_slow(self):
         # A domU of make false-failures beside stress-ng and a make check:
         # 8 times slower than quiet, it had begun cyclictest 31 s before
