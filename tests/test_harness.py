@@ -1038,6 +1038,11 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
         self.assertRegex(w.status, r'^panic: \(early\) PANIC: early exception 0x0e ')
         self.assertTrue(any('parse_xen_timer_slop' in line for line in lines))
+        # A PVH domU's early console is port 0xE9, which Xen prints as
+        # "(d1) ..." at guest_loglvl=all.
+        w = watch(captured('console.pvh-domu-early-exception-memparse-null'), qemu_rc=0)
+        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertRegex(w.status, r'^panic: \(d1\) PANIC: early exception 0x0e ')
         # Without the report, as before earlyprintk=xen: still the
         # kernel's, since it printed its banner.
         w = watch([line for line in lines if 'PANIC' not in line], qemu_rc=0)
