@@ -783,9 +783,9 @@ def boot_all(args: Request, configs: list[Config],
         if key in done_groups:
             continue
         done_groups.add(key)
-        kv, xv, t, x = key
-        lead = ''.join(f'{w} ' for w in (kv, f'Xen-{xv}' if xv else '') if w)
-        gtag = f'[Xen {len(done_groups)}/{len(grouped)}] {lead}{t.upper()} Xen ({x})'
+        _, _, t, x = key
+        gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {j.config.lead}{t.upper()} '
+                f'Xen ({x})')
         boot_group(args, machine, boots, grouped[key], gtag, groups)
     return [j.result for j in jobs if j.result is not None], groups, accel, accel_why
 

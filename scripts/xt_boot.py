@@ -229,7 +229,7 @@ class Machine:
     # The platform (xt_platform): QEMU's binary, the EFI Xen and the
     # firmware a PVH dom0 boots from, and its name for reports.
     qemu: str = 'qemu-system-x86_64'
-    xen_efi: str = '/boot/xen-4.17-amd64.efi'
+    xen_efi: str = xt_platform.PLATFORMS['4.17'].xen_efi
     ovmf: str = xt_platform.OVMF
     platform: str = ''
 

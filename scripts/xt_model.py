@@ -112,9 +112,13 @@ class Config:
                  else str(self.xen_slop))
             g = 'default' if self.guest_slop is None else str(self.guest_slop)
             name = f'{self.guest_type.upper()} Xen ({x}) | Guest ({g})'
-        lead = ' '.join([*([self.kernel] if self.kernel else []),
-                         *([f'Xen-{self.xen}'] if self.xen else [])])
-        return f'{lead} {name}' if lead else name
+        return f'{self.lead}{name}'
+
+    @property
+    def lead(self) -> str:
+        """What leads its name on the kernel and Xen axes: '7.3 Xen-4.20 '."""
+        return ''.join(f'{w} ' for w in (self.kernel, f'Xen-{self.xen}' if self.xen else '')
+                       if w)
 
     @property
     def name(self) -> str:
