@@ -274,15 +274,17 @@ host-tests: deps
 # the reliability targets share it, so that the figures are those of make
 # check's settings.
 BOOT_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) --initrd $(INITRD) --kunit-py $(KUNIT_PY) --kunit-boot \
-	--kunit-min $(KUNIT_MIN_CASES) --out $(RESULTS) $(USER_SETTINGS)
+	--kunit-min $(KUNIT_MIN_CASES) --out $(RESULTS)
 
 # Our kernel under Xen: KUnit at boot and the selftests, two configs, as
 # each guest type of the boot-check profile.
 # Then the same configs as LAVA jobs, valid by LAVA's schema, and one
 # (a PV dom0, a 2 ms slop) run by lava-run here: its merged verdicts must
 # equal boot-check's of that config (scripts/lava-check.sh).
+# What you set comes last: lava-check.sh appends settings of its own, and
+# the harness takes its VAR=VALUE words as one run.
 BOOT_CHECK_OPTS = --profile boot-check $(BOOT_OPTS) --kernel $(BZIMAGE) \
-	--dom0-initrd $(BOOT_DOM0_INITRD)
+	--dom0-initrd $(BOOT_DOM0_INITRD) $(USER_SETTINGS)
 define boot_check
 	$(PYTHON) scripts/harness.py matrix $(BOOT_CHECK_OPTS) --name boot-check-$(KVER)
 	$(PYTHON) scripts/harness.py lkft-check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
@@ -317,12 +319,12 @@ MUTANTS ?= ignored forced bypassed doubled abslate
 
 false-failures: deps xen kernel initramfs boot-dom0-initramfs
 	@$(PYTHON) scripts/harness.py repeat --profile false-failures $(BOOT_OPTS) --kernel $(BZIMAGE) \
-		--dom0-initrd $(BOOT_DOM0_INITRD) --name false-failures-$(KVER)
+		--dom0-initrd $(BOOT_DOM0_INITRD) --name false-failures-$(KVER) $(USER_SETTINGS)
 
 misses: deps xen tree initramfs
 	@$(PYTHON) scripts/harness.py misses --profile misses $(BOOT_OPTS) --mutants "$(MUTANTS)" \
 		--kdir $(KDIR) --build-dir $(OUT) --config $(CURDIR)/configs/xen-guest.config \
-		--kcc "$(KCC)" --jobs $(JOBS) --name misses-$(KVER)
+		--kcc "$(KCC)" --jobs $(JOBS) --name misses-$(KVER) $(USER_SETTINGS)
 
 # Every line of tests/edge-params.txt booted under Xen with the guest kernel
 # (GUEST=debian or build): what the kernel made of each value.
