@@ -130,6 +130,8 @@ class Request:
     base_url: str = ''
     logs: str = ''
     compare: str = ''
+    # Each Xen's timer_slop default, ns, read from its binary.
+    xen_slop_defaults: tuple[int, ...] = ()
 
     @property
     def repeat(self) -> int:
@@ -380,6 +382,7 @@ def parse_args(argv: list[str]) -> Request:
         if not os.path.isdir(os.path.join(ns.platform_dir, root)):
             die(f'XENS={" ".join(xens)} QEMU={qemu} needs the Debian 13 root '
                 f'{os.path.join(ns.platform_dir or "--platform-dir", root)}: run make deps')
+    xen_slop_defaults: list[int] = []
     for xv in xens:
         for _, kernel, dom0_initrd in kernels:
             if domu and not dom0_initrd:
@@ -390,6 +393,7 @@ def parse_args(argv: list[str]) -> Request:
         for f in (ns.xen.replace(XEN_FIELD, xv), ns.initrd):
             if not os.path.isfile(f):
                 die(f'{f} does not exist')
+        xen_slop_defaults.append(xen_slop_default(xv, ns.xen.replace(XEN_FIELD, xv)))
         plat = xt_platform.PLATFORMS[xv]
         if any(xt_boot.GUEST_TYPES[t].efi for t in types):
             for f in (plat.path(ns.platform_dir, plat.xen_efi),
@@ -429,11 +433,27 @@ def parse_args(argv: list[str]) -> Request:
                    expect_flagged=getattr(ns, 'expect_flagged', False),
                    guest=guest, check=check, base_url=base_url,
                    logs=getattr(ns, 'logs', ''), compare=compare,
+                   xen_slop_defaults=tuple(xen_slop_defaults),
                    **{k: v[k] for k in (
                        'guest_types', 'xens', 'qemu', 'xen_slops', 'guest_slops', 'default_config',
                        'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
                        'timeout', 'retries', 'accel', 'taskset', 'lat_opts', 'guest_args',
                        'runs', 'host_load')})  # type: ignore[arg-type]
+
+
+def xen_slop_default(xen: str, elf: str) -> int:
+    """Xen's timer_slop default as the binary that boots holds it; the
+    configs that leave Xen's slop out (and the selftest's --host-slop-ns
+    for them) take XEN_DEFAULT_TIMER_SLOP_NS, so a Xen whose default is
+    another is refused rather than judged by the wrong bound."""
+    try:
+        ns = xt_platform.timer_slop_default(elf)
+    except xt_platform.PlatformError as e:
+        die(f"Xen {xen}'s timer_slop default: {e}")
+    if ns != xt_settings.XEN_DEFAULT_TIMER_SLOP_NS:
+        die(f"Xen {xen}'s timer_slop default is {ns} ns ({elf}); the configs that leave it "
+            f'out assume {xt_settings.XEN_DEFAULT_TIMER_SLOP_NS} ns')
+    return ns
 
 
 def configs_of(args: Request) -> list[Config]:
@@ -873,7 +893,8 @@ def run(args: Request) -> int:
         samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
         retries=retries, results=tuple(results), groups=tuple(groups),
         name_differences=tuple(renamed), type_differences=tuple(disagree),
-        platforms=tuple((x, args.platform(x)) for x in args.xens))
+        platforms=tuple((x, args.platform(x), d)
+                        for x, d in zip(args.xens, args.xen_slop_defaults)))
     passed, failed, infra = (summary.count(o) for o in (Outcome.PASS, Outcome.FAIL,
                                                          Outcome.INFRA))
     ktap = os.path.join(args.out, f'{args.name}.ktap')

@@ -523,8 +523,9 @@ class RunSummary:
     groups: tuple[GroupRecord, ...]
     name_differences: tuple[str, ...]
     type_differences: tuple[str, ...]
-    # The Xen axis: (Xen version, the platform in words).
-    platforms: tuple[tuple[str, str], ...] = ()
+    # The Xen axis: (Xen version, the platform in words, its timer_slop
+    # default in ns as read from the binary).
+    platforms: tuple[tuple[str, str, int], ...] = ()
 
     def count(self, outcome: Outcome) -> int:
         return sum(r.outcome is outcome for r in self.results)
@@ -537,7 +538,8 @@ class RunSummary:
         return {'name': self.name, 'command': self.command, 'guest_types': self.guest_types,
                 'guest_kernel': self.guest_kernel,
                 'kernels': [{'version': v, 'kernel': k} for v, k in self.kernels],
-                'platforms': [{'xen': x, 'platform': p} for x, p in self.platforms],
+                'platforms': [{'xen': x, 'platform': p, 'timer_slop_default_ns': d}
+                              for x, p, d in self.platforms],
                 'accel': self.accel, 'accel_why': self.accel_why, 'vcpus': self.vcpus,
                 'domu_memory_mb': self.domu_memory_mb, 'samples': self.samples,
                 'intervals': self.intervals, 'seconds': round(self.seconds, 1),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import struct
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,3 +81,55 @@ def roots_needed(xens: tuple[str, ...], qemu: str) -> tuple[str, ...]:
     """The roots a run needs made (platform-root.sh)."""
     out = {PLATFORMS[x].root for x in xens} | {qemu_of(x, qemu).root for x in xens}
     return tuple(sorted(r for r in out if r))
+
+
+class PlatformError(Exception):
+    """A Xen binary the harness cannot read what it needs from."""
+
+
+# Xen x86's link address: the hypervisor runs at XEN_VIRT_START + 2 MB,
+# and its multiboot ELF (xen-VERSION-amd64.gz, unpacked) loads that image
+# at 2 MB physical, one segment.
+_XEN_VIRT_IMAGE = 0xffff82d040200000
+# struct kernel_param (xen/include/xen/param.h): name, type, len, par.
+_KPARAM = struct.Struct('<QIIQ')
+_OPT_UINT = 1
+
+
+def timer_slop_default(elf: str) -> int:
+    """Xen's timer_slop default, ns, as the binary that boots holds it:
+    the variable integer_param("timer_slop", timer_slop) points at, read
+    through that parameter's struct kernel_param (xen/common/timer.c;
+    the binary is stripped, its parameter table is not)."""
+    try:
+        with open(elf, 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        raise PlatformError(f'{elf}: {e.strerror}') from None
+    if data[:4] != b'\x7fELF' or data[4] != 1:
+        raise PlatformError(f'{elf}: not a 32-bit ELF (an unpacked xen-*-amd64.gz)')
+    if len(data) < 0x54:
+        raise PlatformError(f'{elf}: too short for an ELF with a program header')
+    phoff: int = struct.unpack_from('<I', data, 28)[0]
+    off: int
+    paddr: int
+    filesz: int
+    _, off, _, paddr, filesz = struct.unpack_from('<5I', data, min(phoff, len(data) - 20))
+
+    def file_offset(va: int) -> int:
+        o: int = va - _XEN_VIRT_IMAGE - (paddr - 0x200000) + off
+        if not off <= o <= min(off + filesz, len(data)) - 4:
+            raise PlatformError(f'{elf}: address {va:#x} is not in its image')
+        return o
+
+    name = data.find(b'\0timer_slop\0')
+    if name < 0:
+        raise PlatformError(f'{elf}: no timer_slop parameter')
+    ptr = struct.pack('<Q', _XEN_VIRT_IMAGE + (paddr - 0x200000) + name + 1 - off)
+    at = data.find(ptr)
+    while 0 <= at <= len(data) - _KPARAM.size:
+        _, kind, size, var = _KPARAM.unpack_from(data, at)
+        if kind == _OPT_UINT and size == 4 and at % 8 == off % 8:
+            return int(struct.unpack_from('<I', data, file_offset(var))[0])
+        at = data.find(ptr, at + 1)
+    raise PlatformError(f'{elf}: no integer parameter named timer_slop')

@@ -30,6 +30,33 @@ from xt_model import (REACHED, BootResult, ConsoleFacts, Config, Ending, KtapRes
                       Outcome, Status, StreamCheck, Try)
 
 
+def fake_xen(path: str, slop: int = 50000) -> None:
+    """A Xen binary as xt_platform reads its timer_slop default: a 32-bit
+    ELF with one segment at 2 MB holding the name, its struct
+    kernel_param and the variable."""
+    import struct
+    base = 0xffff82d040200000
+    off = 0x80
+    image = bytearray(0x100)
+    image[0x10:0x1c] = b'\0timer_slop\0'
+    struct.pack_into('<QIIQ', image, 0x40, base + 0x11, 1, 4, base + 0x80)
+    struct.pack_into('<I', image, 0x80, slop)
+    hdr = bytearray(off)
+    hdr[:7] = b'\x7fELF\x01\x01\x01'
+    struct.pack_into('<I', hdr, 28, 0x34)
+    struct.pack_into('<5I', hdr, 0x34, 1, off, 0x200000, 0x200000, len(image))
+    with open(path, 'wb') as f:
+        f.write(hdr + image)
+
+
+def touch(path: str) -> None:
+    """An input file of the harness: a fake Xen for xen*, else empty."""
+    if os.path.basename(path).startswith('xen'):
+        fake_xen(path)
+    else:
+        open(path, 'w').close()
+
+
 def boot(name='c', ending=REACHED, results=(), names=(), kunit_ok=None, tries=(),
          guest_type='pv', params=None, cpus=(), problems=(), run=0):
     """A BootResult as a test needs it: its config named name (a matrix
@@ -671,7 +698,7 @@ class Accel(unittest.TestCase):
         # The whole CLI, with real (empty) files: ACCEL=kvm on a host whose
         # QEMU aborts under KVM.
         for f in ('xen', 'kernel', 'initrd'):
-            open(os.path.join(self.tmp.name, f), 'w').close()
+            touch(os.path.join(self.tmp.name, f))
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
             harness.main(['matrix', '--accel', 'kvm', '--guest-types', 'pv',
@@ -757,13 +784,59 @@ static struct kunit_case cases[] = {
             xt_kunit.source_cases(text.replace('KUNIT_ARRAY_PARAM(b, b', 'X(b, b'))
 
 
+class XenSlopDefault(unittest.TestCase):
+    """Xen's timer_slop default, read from the binary that boots."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_read_from_the_parameter_table(self):
+        import xt_platform
+        xen = os.path.join(self.tmp.name, 'xen')
+        for ns in (50000, 20000):
+            fake_xen(xen, ns)
+            self.assertEqual(xt_platform.timer_slop_default(xen), ns)
+        with open(xen, 'r+b') as f:
+            data = f.read().replace(b'\0timer_slop\0', b'\0timer_slip\0')
+            f.seek(0)
+            f.write(data)
+        with self.assertRaisesRegex(xt_platform.PlatformError, 'no timer_slop parameter'):
+            xt_platform.timer_slop_default(xen)
+
+    def test_debian_xens(self):
+        # The binaries make unpacks, where a build left them: 50 us each.
+        import xt_platform
+        for v in xt_platform.PLATFORMS:
+            elf = os.path.join(HERE, '..', 'build', 'xen', f'xen-{v}.elf')
+            if os.path.isfile(elf):
+                self.assertEqual(xt_platform.timer_slop_default(elf), 50000, elf)
+
+    def test_another_default_is_refused_in_one_line(self):
+        files = []
+        for f in ('xen', 'kernel', 'initrd'):
+            path = os.path.join(self.tmp.name, f)
+            touch(path)
+            files += [f'--{f}', path]
+        fake_xen(files[1], 20000)
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+            harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv'])
+        self.assertEqual(e.exception.code, xt_model.EXIT_USAGE)
+        self.assertEqual(err.getvalue(),
+                         f"harness: Xen 4.17's timer_slop default is 20000 ns ({files[1]}); "
+                         'the configs that leave it out assume 50000 ns\n')
+
+
 class GuestTypes(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.files = []
         for f in ('xen', 'kernel', 'initrd'):
             path = os.path.join(self.tmp.name, f)
-            open(path, 'w').close()
+            touch(path)
             self.files += [f'--{f}', path]
 
     def tearDown(self):
@@ -812,7 +885,7 @@ class GuestTypes(unittest.TestCase):
         # files carry {xen}, the Debian 13 root must be there.
         xen = os.path.join(self.tmp.name, 'xen-{xen}')
         for v in ('4.17', '4.20'):
-            open(xen.replace('{xen}', v), 'w').close()
+            touch(xen.replace('{xen}', v))
         root = os.path.join(self.tmp.name, 'platform', 'deb13', 'xt-bin')
         os.makedirs(root)
         qemu = os.path.join(root, 'qemu-system-x86_64')
@@ -1165,7 +1238,7 @@ class FakeQemu(unittest.TestCase):
             f.write(RETRY_QEMU)
         os.chmod(os.path.join(d, 'qemu-system-x86_64'), 0o755)
         for f in ('xen', 'kernel', 'initrd'):
-            open(os.path.join(d, f), 'w').close()
+            touch(os.path.join(d, f))
         self.env = dict(os.environ)
         os.environ['PATH'] = d + ':' + os.environ['PATH']
         os.environ['FAKE_DIR'] = d
@@ -1454,7 +1527,7 @@ class Lava(unittest.TestCase):
         self.files = []
         for f in ('xen', 'kernel', 'initrd', 'dom0-initrd'):
             path = os.path.join(self.tmp.name, f)
-            open(path, 'w').close()
+            touch(path)
             self.files += [f'--{f}', path]
 
     def tearDown(self):
