@@ -16,6 +16,11 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
+import xt_settings  # noqa: E402
+# The host tests boot nothing: Xen 4.17 is the machine's platform, with
+# no Debian 13 root to make (the tests of the Xen axis make a fake one).
+RUN_DEFAULT_XEN = xt_settings.DEFAULT_XEN
+xt_settings.DEFAULT_XEN = '4.17'
 import harness  # noqa: E402
 import xt_boot  # noqa: E402
 import xt_console  # noqa: E402
@@ -25,7 +30,6 @@ import xt_kunit  # noqa: E402
 import xt_model  # noqa: E402
 import xt_lava  # noqa: E402
 import xt_lkft  # noqa: E402
-import xt_settings  # noqa: E402
 from xt_model import (REACHED, BootResult, ConsoleFacts, Config, Ending, KtapResult,  # noqa: E402
                       Outcome, Status, StreamCheck, Try)
 
@@ -688,7 +692,7 @@ class Accel(unittest.TestCase):
         import subprocess
         p = subprocess.run([sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'),
                             'matrix', '--out', self.tmp.name + '/o', '--xen', '/nonexistent',
-                            '--guest-types', 'pv',
+                            '--guest-types', 'pv', 'XENS=4.17',
                             '--kernel', '/nonexistent', '--initrd', '/nonexistent'],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
@@ -805,6 +809,23 @@ class XenSlopDefault(unittest.TestCase):
             f.write(data)
         with self.assertRaisesRegex(xt_platform.PlatformError, 'no timer_slop parameter'):
             xt_platform.timer_slop_default(xen)
+
+    def test_the_default_platform(self):
+        # Runs default to a Xen the table has; without its root, one line.
+        import xt_platform
+        self.assertIn(RUN_DEFAULT_XEN, xt_platform.PLATFORMS)
+        self.assertEqual(RUN_DEFAULT_XEN, '4.20')
+        files = []
+        for f in ('xen', 'kernel', 'initrd'):
+            path = os.path.join(self.tmp.name, f)
+            touch(path)
+            files += [f'--{f}', path]
+        err = io.StringIO()
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
+            harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                                'XENS=4.20', '--platform-dir', self.tmp.name])
+        self.assertEqual(err.getvalue(), 'harness: XENS=4.20 QEMU=own needs the Debian 13 root '
+                         f'{self.tmp.name}/deb13: run make deps\n')
 
     def test_debian_xens(self):
         # The binaries make unpacks, where a build left them: 50 us each.
