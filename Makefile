@@ -107,8 +107,11 @@ INITRD    = $(OUT)/initramfs.cpio.gz
 # {xen}: each Xen version's (the harness fills it in).
 XEN_ELF   = $(BUILD)/xen/xen-{xen}.elf
 # Debian's prebuilt kernel (GUEST=debian), or its PREEMPT_RT build
-# (GUEST=debian-rt: rt-amd64), in build/debian-VERSION[-rt].
+# (GUEST=debian-rt: rt-amd64), in build/debian-VERSION[-rt].  The RT
+# kernel's domUs run under the standard kernel's dom0: as its own PV
+# dom0 it soft-locks at boot (RESULTS.md, PREEMPT_RT).
 DEB_KERNEL_DIR = $(BUILD)/debian-$(KVER)$(if $(filter debian-rt,$(GUEST)),-rt)
+DEB_DOM0_DIR   = $(BUILD)/debian-$(KVER)
 RESULTS   = $(BUILD)/results
 
 # The dom0 initramfs of the pvh and hvm types: xl, Xen's tools, the guest
@@ -124,7 +127,8 @@ mk_dom0 = $(if $(call dom0_needed,$(1)),$(foreach x,$(2),scripts/mkinitramfs-dom
 ifneq ($(filter debian debian-rt,$(GUEST)),)
 GUEST_KERNEL = $(DEB_KERNEL_DIR)/vmlinuz
 GUEST_DEP    = debian-kernel
-GUEST_MODS   = $(DEB_KERNEL_DIR)/modules
+GUEST_MODS   = $(DEB_DOM0_DIR)/modules
+DOM0_KERNEL  = $(if $(filter debian-rt,$(GUEST)),$(DEB_DOM0_DIR)/vmlinuz)
 KUNIT_PARSE  =
 else ifeq ($(GUEST),build)
 GUEST_KERNEL = $(BZIMAGE)
@@ -149,8 +153,11 @@ $(error KVERS must be some of $(KVERS_OK), not '$(KVERS)')
 endif
 endif
 kver_dom0 = $(BUILD)/debian-$(1)/initramfs-dom0-xen{xen}.cpio.gz
+# An RT version's domUs: under the standard kernel's dom0.
+kver_std = $(patsubst %-rt,%,$(1))
 GUEST_OPTS = $(if $(KVERS),$(foreach v,$(KVERS),--kernel-set $(v) $(BUILD)/debian-$(v)/vmlinuz \
-	$(call kver_dom0,$(v))),--kernel $(GUEST_KERNEL) --dom0-initrd $(DOM0_INITRD))
+	$(call kver_dom0,$(v)) $(if $(filter %-rt,$(v)),$(BUILD)/debian-$(call kver_std,$(v))/vmlinuz)), \
+	--kernel $(GUEST_KERNEL) --dom0-initrd $(DOM0_INITRD) $(if $(DOM0_KERNEL),--dom0-kernel $(DOM0_KERNEL)))
 HARNESS_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) $(GUEST_OPTS) --initrd $(INITRD) --kunit-py $(KUNIT_PY) \
 	$(KUNIT_PARSE) --out $(RESULTS) $(USER_SETTINGS)
 
@@ -190,7 +197,8 @@ kvers-kernels: initramfs
 	@for v in $(KVERS); do \
 		scripts/fetch-debian-kernel.sh $${v%-rt} $(BUILD)/debian-$$v \
 			$$(case $$v in *-rt) echo rt-amd64;; esac) || exit 1; \
-		$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$$v/vmlinuz,$(call kver_dom0,$$v),$(BUILD)/debian-$$v/modules) || exit 1; \
+		case $$v in *-rt) scripts/fetch-debian-kernel.sh $${v%-rt} $(BUILD)/debian-$${v%-rt} || exit 1;; esac; \
+		$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$$v/vmlinuz,$(call kver_dom0,$$v),$(BUILD)/debian-$${v%-rt}/modules) || exit 1; \
 	done
 
 deps:
@@ -258,6 +266,7 @@ boot-dom0-initramfs: kernel initramfs
 
 debian-kernel: deps
 	@scripts/fetch-debian-kernel.sh $(KVER) $(DEB_KERNEL_DIR) $(if $(filter debian-rt,$(GUEST)),rt-amd64)
+	@$(if $(DOM0_KERNEL),scripts/fetch-debian-kernel.sh $(KVER) $(DEB_DOM0_DIR))
 
 # Each Xen's ELF, from its Debian package's xen-X-amd64.gz.
 xen: deps

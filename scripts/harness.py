@@ -80,6 +80,22 @@ def die(msg: str) -> NoReturn:
 
 
 @dataclasses.dataclass(frozen=True)
+class KernelSet:
+    """One guest kernel of the run: its version (the configs' lead, ''
+    with one kernel), the kernel, the dom0 initramfs that starts it as a
+    domU (it holds the kernel), and the kernel of that dom0 ('' the same;
+    another for a kernel that cannot be its own dom0, as PREEMPT_RT's)."""
+    version: str
+    kernel: str
+    dom0_initrd: str
+    dom0_kernel: str = ''
+
+    def boots(self, domu: bool) -> str:
+        """What Xen boots as dom0 for a domU type (domu) or a dom0 type."""
+        return (self.dom0_kernel or self.kernel) if domu else self.kernel
+
+
+@dataclasses.dataclass(frozen=True)
 class Request:
     """What one run was asked to do, built once from the command line:
     the settings of xt_settings.SETTINGS (typed) and the files."""
@@ -91,7 +107,7 @@ class Request:
     xen: str
     initrd: str
     # The kernel axis: (version or '', kernel, dom0 initramfs).
-    kernels: tuple[tuple[str, str, str], ...]
+    kernels: tuple[KernelSet, ...]
     # The Xen axis (xt_platform): its versions, the QEMU that runs them,
     # where platform-root.sh made the Debian 13 root.
     xens: tuple[str, ...]
@@ -154,10 +170,13 @@ def file_options(p: argparse.ArgumentParser) -> None:
     p.add_argument('--platform-dir', default='',
                    help="scripts/platform-root.sh's roots' directory (Xen 4.20, QEMU 11.1)")
     p.add_argument('--kernel', default='', help='the guest kernel')
-    p.add_argument('--kernel-set', action='append', nargs=3, default=[],
-                   metavar=('VERSION', 'KERNEL', 'DOM0_INITRD'),
-                   help='a guest kernel as an axis value (instead of --kernel and '
-                   '--dom0-initrd; repeat it): its version leads the config names')
+    p.add_argument('--kernel-set', action='append', nargs='+', default=[],
+                   metavar='VERSION KERNEL DOM0_INITRD [DOM0_KERNEL]',
+                   help='a guest kernel as an axis value (instead of --kernel, '
+                   '--dom0-initrd and --dom0-kernel; repeat it): its version leads the '
+                   'config names')
+    p.add_argument('--dom0-kernel', default='',
+                   help="the kernel of the domU types' dom0 (default: the guest kernel)")
     p.add_argument('--initrd', required=True, help="scripts/mkinitramfs.sh's initramfs")
     p.add_argument('--dom0-initrd', default='',
                    help="scripts/mkinitramfs-dom0.sh's initramfs, for the domU types; "
@@ -361,21 +380,24 @@ def parse_args(argv: list[str]) -> Request:
         # Each mutant's kernel and dom0 initramfs, built when it comes.
         ns.kernel, ns.dom0_initrd = mutant_files(ns.build_dir, '')
         ns.kernel_set = []
-    elif ns.kernel_set and (ns.kernel or ns.dom0_initrd):
+    elif ns.kernel_set and (ns.kernel or ns.dom0_initrd or ns.dom0_kernel):
         die('give --kernel-set or --kernel and --dom0-initrd, not both')
+    for ks in ns.kernel_set:
+        if len(ks) not in (3, 4):
+            die(f'--kernel-set {" ".join(ks)}: give VERSION KERNEL DOM0_INITRD [DOM0_KERNEL]')
     if not ns.kernel_set and not ns.kernel:
         die('no guest kernel: give --kernel or --kernel-set')
     if ns.cmd == 'misses':
         for m in ns.mutants.split():
             if subprocess.run([MUTANT_SH, 'slop', m], capture_output=True).returncode:
                 die(f'--mutants: "{m}" is not a mutant of scripts/mutant.sh')
-    kernels: tuple[tuple[str, str, str], ...] = tuple(
-        (v, k, d) for v, k, d in ns.kernel_set) or (('', ns.kernel, ns.dom0_initrd),)
-    if len({k[0] for k in kernels}) != len(kernels):
+    kernels = tuple(KernelSet(*ks) for ks in ns.kernel_set) or \
+        (KernelSet('', ns.kernel, ns.dom0_initrd, ns.dom0_kernel),)
+    if len({k.version for k in kernels}) != len(kernels):
         die('--kernel-set: each version once')
     xens = typing.cast(tuple[str, ...], v['xens'])
     qemu = typing.cast(str, v['qemu'])
-    for path in (ns.xen, *(d for _, _, d in kernels)):
+    for path in (ns.xen, *(k.dom0_initrd for k in kernels)):
         if len(xens) > 1 and path and XEN_FIELD not in path:
             die(f'XENS has {len(xens)} versions: {path} needs {XEN_FIELD} for each one\'s')
     for root in xt_platform.roots_needed(xens, qemu):
@@ -384,10 +406,11 @@ def parse_args(argv: list[str]) -> Request:
                 f'{os.path.join(ns.platform_dir or "--platform-dir", root)}: run make deps')
     xen_slop_defaults: list[int] = []
     for xv in xens:
-        for _, kernel, dom0_initrd in kernels:
-            if domu and not dom0_initrd:
+        for k in kernels:
+            if domu and not k.dom0_initrd:
                 die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
-            for f in (kernel, *([dom0_initrd.replace(XEN_FIELD, xv)] if domu else [])):
+            for f in (k.kernel, *([k.dom0_kernel] if k.dom0_kernel else []),
+                      *([k.dom0_initrd.replace(XEN_FIELD, xv)] if domu else [])):
                 if ns.cmd != 'misses' and not os.path.isfile(f):
                     die(f'{f} does not exist')
         for f in (ns.xen.replace(XEN_FIELD, xv), ns.initrd):
@@ -460,7 +483,8 @@ def configs_of(args: Request) -> list[Config]:
     """Every config of the run, each repeated, kernel outermost, then the
     Xen, then the guest type."""
     return [dataclasses.replace(c, kernel=kv, xen=xv if len(args.xens) > 1 else '')
-            for kv, _, _ in args.kernels for xv in args.xens for c in type_configs(args)]
+            for kv in (k.version for k in args.kernels) for xv in args.xens
+            for c in type_configs(args)]
 
 
 def type_configs(args: Request) -> list[Config]:
@@ -654,7 +678,8 @@ def misses(args: Request) -> int:
                       file=sys.stderr)
                 return xt_model.EXIT_FAIL
         rc = run(dataclasses.replace(args, cmd='repeat', expect_flagged=True,
-                                     kernels=(('', kernel, dom0_initrd),), guest_slops=(slop,),
+                                     kernels=(KernelSet('', kernel, dom0_initrd),),
+                                     guest_slops=(slop,),
                                      name=f'{args.name}-{m}'))
         if rc:
             return rc
@@ -680,14 +705,14 @@ def machine_key(args: Request, c: Config) -> MachineKey:
 def machines_of(args: Request, accel_args: list[str]) -> dict[MachineKey, xt_boot.Machine]:
     """The machine of each kernel, Xen and guest type."""
     out = {}
-    for kv, kernel, dom0_initrd in args.kernels:
+    for k in args.kernels:
         for xv in args.xens:
             plat = xt_platform.PLATFORMS[xv]
             for t in args.guest_types:
-                out[(kv, xv, t)] = xt_boot.Machine(
-                    guest=xt_boot.GUEST_TYPES[t], xen=args.xen_elf(xv), kernel=kernel,
-                    initrd=dom0_initrd.replace(XEN_FIELD, xv) if xt_boot.GUEST_TYPES[t].domu
-                    else args.initrd,
+                domu = xt_boot.GUEST_TYPES[t].domu
+                out[(k.version, xv, t)] = xt_boot.Machine(
+                    guest=xt_boot.GUEST_TYPES[t], xen=args.xen_elf(xv), kernel=k.boots(domu),
+                    initrd=k.dom0_initrd.replace(XEN_FIELD, xv) if domu else args.initrd,
                     vcpus=args.vcpus, timeout=args.timeout, accel_args=tuple(accel_args),
                     taskset=args.taskset, domu_params=args.domu_params,
                     qemu=args.qemu_binary(xv),
@@ -699,8 +724,9 @@ def machines_of(args: Request, accel_args: list[str]) -> dict[MachineKey, xt_boo
 
 def names_of_kernels(args: Request) -> str:
     """The kernel axis as the reports name it: '7.3 vmlinuz, 6.12 vmlinuz'."""
-    return ', '.join(f'{kv + " " if kv else ""}{os.path.basename(k)}'
-                     for kv, k, _ in args.kernels)
+    return ', '.join(f'{k.version + " " if k.version else ""}{os.path.basename(k.kernel)}'
+                     + (f' (dom0 of its domUs: {k.dom0_kernel})' if k.dom0_kernel else '')
+                     for k in args.kernels)
 
 
 def lava_accel(args: Request) -> list[str]:
@@ -888,7 +914,7 @@ def run(args: Request) -> int:
     summary = xt_model.RunSummary(
         name=args.name, command=args.cmd, guest_types=args.guest_types,
         guest_kernel=kernel_names,
-        kernels=tuple((kv, os.path.basename(k)) for kv, k, _ in args.kernels),
+        kernels=tuple((k.version, os.path.basename(k.kernel)) for k in args.kernels),
         accel=accel, accel_why=accel_why, vcpus=args.vcpus, domu_memory_mb=args.memory,
         samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
         retries=retries, results=tuple(results), groups=tuple(groups),

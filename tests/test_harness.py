@@ -901,6 +901,30 @@ class GuestTypes(unittest.TestCase):
         self.assertNotIn('-kernel', b.cmd)
         shutil.rmtree(b.efi_dir)
 
+    def test_a_kernel_with_another_dom0(self):
+        # PREEMPT_RT's kernel as a domU under the standard kernel's dom0,
+        # and as itself where it is the dom0.
+        d = self.tmp.name
+        for f in ('rt', 'std', 'dom0-rt', 'dom0-std'):
+            touch(os.path.join(d, f))
+        j = lambda f: os.path.join(d, f)  # noqa: E731
+        args = harness.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
+                                   '--initrd', self.files[5], '--guest-types', 'pv pv-domu',
+                                   '--kernel-set', '7.3', j('std'), j('dom0-std'),
+                                   '--kernel-set', '7.3-rt', j('rt'), j('dom0-rt'), j('std')])
+        ms = harness.machines_of(args, [])
+        self.assertEqual(ms[('7.3-rt', '4.17', 'pv-domu')].kernel, j('std'))
+        self.assertEqual(ms[('7.3-rt', '4.17', 'pv-domu')].initrd, j('dom0-rt'))
+        self.assertEqual(ms[('7.3-rt', '4.17', 'pv')].kernel, j('rt'))
+        self.assertEqual(ms[('7.3', '4.17', 'pv-domu')].kernel, j('std'))
+        self.assertIn(f'7.3-rt rt (dom0 of its domUs: {j("std")})', harness.names_of_kernels(args))
+        err = io.StringIO()
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
+            harness.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
+                                '--initrd', self.files[5], '--kernel-set', '7.3', j('std')])
+        self.assertEqual(err.getvalue(), f'harness: --kernel-set 7.3 {j("std")}: give VERSION '
+                         'KERNEL DOM0_INITRD [DOM0_KERNEL]\n')
+
     def test_xen_axis(self):
         # Two Xens: each config boots on each, named after its Xen; the
         # files carry {xen}, the Debian 13 root must be there.
