@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import re
@@ -686,12 +687,26 @@ def misses(args: Request) -> int:
     return xt_model.EXIT_PASS
 
 
+@contextlib.contextmanager
+def only_run(out: str, name: str) -> Iterator[None]:
+    """One run of a name in a results directory at a time: a second one
+    would delete the first's consoles under it."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f'.{name}.lock'), 'w') as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            die(f'another run named {name} is writing {out}: let it end, or give another --name')
+        yield
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    if args.cmd == 'lava':
-        return lava_jobs(args)
-    with host_load(args.host_load):
-        return misses(args) if args.cmd == 'misses' else run(args)
+    with only_run(args.out, args.name):
+        if args.cmd == 'lava':
+            return lava_jobs(args)
+        with host_load(args.host_load):
+            return misses(args) if args.cmd == 'misses' else run(args)
 
 
 MachineKey = tuple[str, str, str]

@@ -925,6 +925,20 @@ class GuestTypes(unittest.TestCase):
         self.assertEqual(err.getvalue(), f'harness: --kernel-set 7.3 {j("std")}: give VERSION '
                          'KERNEL DOM0_INITRD [DOM0_KERNEL]\n')
 
+    def test_one_run_of_a_name_at_a_time(self):
+        import fcntl
+        out = os.path.join(self.tmp.name, 'out')
+        os.makedirs(out)
+        with open(os.path.join(out, '.m.lock'), 'w') as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            err = io.StringIO()
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+                harness.main(['matrix', '--out', out, '--name', 'm', *self.files,
+                              '--guest-types', 'pv'])
+        self.assertEqual(e.exception.code, xt_model.EXIT_USAGE)
+        self.assertEqual(err.getvalue(), f'harness: another run named m is writing {out}: '
+                         'let it end, or give another --name\n')
+
     def test_xen_axis(self):
         # Two Xens: each config boots on each, named after its Xen; the
         # files carry {xen}, the Debian 13 root must be there.
