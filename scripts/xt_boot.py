@@ -149,9 +149,13 @@ def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
         buf += chunk
         *done, buf = buf.split(b'\n')
         for raw in done:
-            yield raw.decode('utf-8', 'replace').rstrip('\r'), time.monotonic() - start
+            t = time.monotonic() - start
+            for line in xt_console.serial_lines(raw.decode('utf-8', 'replace').rstrip('\r')):
+                yield line, t
     if buf:
-        yield buf.decode('utf-8', 'replace'), time.monotonic() - start
+        t = time.monotonic() - start
+        for line in xt_console.serial_lines(buf.decode('utf-8', 'replace')):
+            yield line, t
 
 
 def kvm_probe(xen: str, vcpus: int, qemu: str = 'qemu-system-x86_64') -> tuple[bool, str, bool]:

@@ -87,6 +87,21 @@ DOMU_DIED_EARLY = "the domU died before its kernel's first line: the platform's"
 KERNEL_START = 'Linux version'
 
 
+XEN_PREFIX = '(XEN) '
+
+
+def serial_lines(line: str) -> list[str]:
+    """A line of a serial console Xen shares with its guest, as the lines
+    it holds: Xen prints its own messages whole, and one that comes while
+    the guest has half a line out lands in the middle of the guest's
+    ('# ok 2 cpu1_min_delta_ns(XEN) uart interrupt ...').  Split there, so
+    that the guest's line stays the guest's and Xen's is Xen's."""
+    at = line.find(XEN_PREFIX, 1)
+    if at < 0:
+        return [line]
+    return [line[:at], *serial_lines(line[at:])]
+
+
 def guest_line(line: str) -> bool:
     """A line the guest kernel or Xen printed, not the suite's own output
     (a selftest's diagnostics may quote anything)."""

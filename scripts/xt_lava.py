@@ -290,7 +290,7 @@ def read_log(path: str) -> LavaLog:
             elif rec['lvl'] == 'target' and isinstance(msg, str) and not finalizing:
                 if t0 is None:
                     t0 = t
-                lines.append((msg, t - t0))
+                lines.extend((m, t - t0) for m in xt_console.serial_lines(msg))
             elif rec['lvl'] == 'results' and isinstance(msg, dict) and msg.get('case') == 'job':
                 result = str(msg.get('result', ''))
                 error = str(msg.get('error_msg', ''))

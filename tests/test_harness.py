@@ -276,6 +276,21 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(sum(line.strip().startswith(('ok ', 'not ok ')) for line in k), results)
         self.assertEqual(k[-1], 'ok 1 xen_timer_slop')
 
+    def test_xen_message_inside_a_guest_line(self):
+        # A PVH dom0 shares the serial line with Xen: Xen's "uart interrupt
+        # taking more than 4ms" came while the selftest had half of
+        # "ok 2 cpu1_min_delta_ns" out, and the result's name carried it.
+        raw = captured('console.pvh-dom0-xen-mid-line')
+        self.assertIn('# ok 2 cpu1_min_delta_ns(XEN) uart interrupt taking more than 4ms, '
+                      'switched to polling', raw)
+        lines = [part for line in raw for part in xt_console.serial_lines(line)]
+        self.assertIn('(XEN) uart interrupt taking more than 4ms, switched to polling', lines)
+        slop = xt_console.kselftest_tests(lines)['xen_timer_slop_test']
+        self.assertEqual([r.name for r in xt_console.ktap_results(slop.lines)],
+                         ['cpu0_min_delta_ns', 'cpu1_min_delta_ns'])
+        self.assertEqual(xt_console.serial_lines('a(XEN) b(XEN) c'), ['a', '(XEN) b', '(XEN) c'])
+        self.assertEqual(xt_console.serial_lines('(XEN) Xen'), ['(XEN) Xen'])
+
     def test_panic(self):
         lines = captured('console.pv-panic')
         w = watch(lines, qemu_rc=0)
