@@ -107,7 +107,7 @@ class Request:
     # XEN_FIELD for the Xen version.
     xen: str
     initrd: str
-    # The kernel axis: (version or '', kernel, dom0 initramfs).
+    # The kernel axis, one KernelSet per guest kernel.
     kernels: tuple[KernelSet, ...]
     # The Xen axis (xt_platform): its versions, the QEMU that runs them,
     # where platform-root.sh made the Debian 13 root.

@@ -135,6 +135,11 @@ def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
     """The lines of proc's output as they come, each with the seconds since
     start.  Ends at end of output, when QEMU has exited while quiet, or when
     stop(seconds) says so, which is asked before every read."""
+    def split(raw: bytes) -> Iterator[tuple[str, float]]:
+        t = time.monotonic() - start
+        for line in xt_console.serial_lines(raw.decode('utf-8', 'replace').rstrip('\r')):
+            yield line, t
+
     buf = b''
     assert proc.stdout is not None
     while not stop(time.monotonic() - start):
@@ -149,13 +154,9 @@ def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
         buf += chunk
         *done, buf = buf.split(b'\n')
         for raw in done:
-            t = time.monotonic() - start
-            for line in xt_console.serial_lines(raw.decode('utf-8', 'replace').rstrip('\r')):
-                yield line, t
+            yield from split(raw)
     if buf:
-        t = time.monotonic() - start
-        for line in xt_console.serial_lines(buf.decode('utf-8', 'replace')):
-            yield line, t
+        yield from split(buf)
 
 
 def kvm_probe(xen: str, vcpus: int, qemu: str = 'qemu-system-x86_64') -> tuple[bool, str, bool]:
