@@ -148,8 +148,8 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
         # GUEST_TYPES="pv-domu hvm"; boot-check boots our kernel as both.
         Setting('guest_types', 'GUEST_TYPES', 'types', 'pv-domu',
                 'guest types; each config boots as each', choices=guest_types),
-        # Debian 13's Xen and QEMU: their PVH and HVM domUs do not crash
-        # under TCG, Debian 12's do now and then (RESULTS.md, Platforms).
+        # Debian 13's Xen and QEMU: their PVH and HVM domUs triple-fault
+        # under TCG more rarely than Debian 12's (RESULTS.md, Platforms).
         Setting('xens', 'XENS', 'types', DEFAULT_XEN,
                 "Xen versions, an axis: each under its Debian release's QEMU "
                 '(4.17: Debian 12, the machine\'s; 4.20: Debian 13, a root under build/ '
@@ -204,8 +204,8 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
 # and a slop of 2 ms (the program test judges how late a fire comes only
 # where the slop is above twice Xen's timer_slop and what the platform
 # adds to a deadline; 5 ms hangs the bypassed mutant at boot); more
-# retries, as Xen 4.17's PVH and HVM domUs triple-fault now and then
-# under TCG (XENS=4.17).
+# retries, as PVH and HVM domUs triple-fault now and then under TCG
+# (QEMU's emulated VMRUN), more often on Xen 4.17.
 _BOOT = {'guest_types': 'pv pv-domu pvh pvh-dom0 hvm', 'xen_slops': DEFAULT,
          'guest_slops': 'default 2000000', 'default_config': '0', 'oneshot': '100'}
 PROFILES: dict[str, dict[str, str]] = {
