@@ -702,11 +702,18 @@ def only_run(out: str, name: str) -> Iterator[None]:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    with only_run(args.out, args.name):
-        if args.cmd == 'lava':
-            return lava_jobs(args)
-        with host_load(args.host_load):
-            return misses(args) if args.cmd == 'misses' else run(args)
+    try:
+        with only_run(args.out, args.name):
+            if args.cmd == 'lava':
+                return lava_jobs(args)
+            with host_load(args.host_load):
+                return misses(args) if args.cmd == 'misses' else run(args)
+    except OSError as e:
+        # The host's, not the kernel's: a full disk, a file gone.
+        where = f': {e.filename}' if e.filename else ''
+        print(f'harness: {e.strerror or e}{where} (the host, not the kernel under test)',
+              file=sys.stderr)
+        return xt_model.EXIT_INFRA
 
 
 MachineKey = tuple[str, str, str]

@@ -479,7 +479,11 @@ class GroupBoot:
         self.seconds = 0.0
         # Removed when run() ends, as a Boot's EFI tree.
         self.tmp = tempfile.mkdtemp(prefix='xt-group-')
-        self.cmd = qemu_cmd(m, multiboot(m, self.xen_cmd, self.dom0_cmdline, self.initrd()))
+        try:
+            self.cmd = qemu_cmd(m, multiboot(m, self.xen_cmd, self.dom0_cmdline, self.initrd()))
+        except BaseException:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
 
     def initrd(self) -> str:
         """dom0's initramfs with the domUs' command lines appended, in

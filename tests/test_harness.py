@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import dataclasses
+import errno
 import io
 import json
 import os
@@ -13,6 +14,7 @@ import tempfile
 import re
 import time
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
@@ -1016,6 +1018,42 @@ class GuestTypes(unittest.TestCase):
             xt_boot.GroupBoot(xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pv'], xen='x',
                                               kernel='k', initrd='i', vcpus=2, timeout=60),
                               None, ['console=hvc0'])
+
+    def test_group_boot_leaves_no_temporary_files(self):
+        # dom0's initramfs gone (or the disk full) while the group's is made.
+        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf', kernel='k',
+                            initrd=self.tmp.name + '/gone', vcpus=1, timeout=60)
+        with mock.patch.object(tempfile, 'tempdir', self.tmp.name + '/t'):
+            os.mkdir(tempfile.tempdir)
+            with self.assertRaises(FileNotFoundError):
+                xt_boot.GroupBoot(m, None, ['console=hvc0'])
+            self.assertEqual(os.listdir(tempfile.tempdir), [])
+
+    def test_host_error_is_one_line(self):
+        full = OSError(errno.ENOSPC, 'No space left on device', '/tmp/xt-group-x/initrd')
+        err = io.StringIO()
+        with mock.patch.object(harness, 'run', side_effect=full), \
+                contextlib.redirect_stderr(err):
+            rc = harness.main(['matrix', '--out', self.tmp.name + '/out', '--guest-types',
+                               'pv', *self.files])
+        self.assertEqual(rc, xt_model.EXIT_INFRA)
+        self.assertEqual(err.getvalue(), 'harness: No space left on device: '
+                         '/tmp/xt-group-x/initrd (the host, not the kernel under test)\n')
+
+    def test_disk_check(self):
+        script = os.path.join(HERE, '..', 'scripts', 'disk-check.sh')
+        ok = subprocess.run([script, 'make', '0', self.tmp.name + '/build'],
+                            capture_output=True, text=True)
+        self.assertEqual((ok.returncode, ok.stderr), (0, ''))
+        full = subprocess.run([script, 'make check', '1000000', self.tmp.name + '/build'],
+                              capture_output=True, text=True)
+        self.assertEqual(full.returncode, 1)
+        self.assertRegex(full.stderr, r'^make check: needs about 1000000 GB for \S+/build '
+                         r'\(0\.0 GB there, [0-9.]+ GB free on its disk\): free [0-9.]+ GB '
+                         r'and run it again\n$')
+        bad = subprocess.run([script, 'make', '1.5', '.'], capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertEqual(bad.stderr.count('\n'), 1)
 
     def test_type_is_the_outer_axis(self):
         args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
