@@ -431,18 +431,19 @@ def cyclictest_stats(lines: list[str], spike_us: int) -> Latency | None:
     spikes = sum(c for b, c in hist.items() if b > spike_us) + st.get('overflows', 0)
     return Latency(samples=n, min_us=st['min'], avg_us=st['avg'], max_us=st['max'],
                    p50_us=hist_rank(hist, n, 0.5), p99_us=hist_rank(hist, n, 0.99),
-                   spikes=spikes, hist=hist, overflows=st.get('overflows', 0))
+                   spikes=spikes, hist=hist, overflows=st.get('overflows', 0),
+                   hist_limit_us=CYCLICTEST_HIST_US)
 
 
-def hist_rank(hist: dict[int, int], n: int, q: float) -> int | str:
+def hist_rank(hist: dict[int, int], n: int, q: float) -> float | None:
     """The nearest-rank q-quantile of a cyclictest histogram of n samples,
-    '>N' when it is past its last bucket."""
+    None when it is past its last bucket."""
     acc = 0
     for b in sorted(hist):
         acc += hist[b]
         if acc >= q * n:
             return b
-    return f'>{CYCLICTEST_HIST_US}'
+    return None
 
 
 # The lines of a KTAP stream, indented or not.  KUnit runs at boot while

@@ -190,23 +190,38 @@ class KtapResult:
 @dataclasses.dataclass
 class Latency:
     """One interval as one tool measured it (us): ours (XT_LAT) or
-    cyclictest's (its summary and histogram).  p99_us is '>N' when it is
-    past cyclictest's histogram."""
+    cyclictest's (its summary and a histogram of hist_limit_us buckets).
+    A quantile past that histogram's last bucket is None: shown, and
+    written to the JSON, as '>hist_limit_us'."""
     samples: int
     min_us: float
     avg_us: float
     max_us: float
-    p99_us: float | str
+    p99_us: float | None
     spikes: int
-    p50_us: float | str | None = None
+    p50_us: float | None = None
     p999_us: float | None = None
     overflows: int = 0
     hist: dict[int, int] = dataclasses.field(default_factory=dict)
+    hist_limit_us: int | None = None
+
+    def shown(self, key: str) -> float | int | str | None:
+        """A field as the reports show it: a quantile past the histogram
+        as '>N'."""
+        v = getattr(self, key)
+        if v is None and key in QUANTILES and self.hist_limit_us is not None:
+            return f'>{self.hist_limit_us}'
+        return v  # type: ignore[no-any-return]
 
     def as_json(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d.pop('hist')
+        d = {k: self.shown(k) for k in dataclasses.asdict(self)}
+        for k in ('hist', 'hist_limit_us'):
+            d.pop(k)
         return {k: v for k, v in d.items() if v is not None}
+
+
+# The quantiles of a Latency, which a histogram may not reach.
+QUANTILES = ('p50_us', 'p99_us', 'p999_us')
 
 
 @dataclasses.dataclass

@@ -26,7 +26,7 @@ def fmt(v: float | int | str | None, nd: int = 0) -> str:
 
 
 def stat(lat: Latency | None, key: str) -> float | int | str | None:
-    return getattr(lat, key) if lat else None
+    return lat.shown(key) if lat else None
 
 
 def agreement(results: list[BootResult], intervals: list[int]) -> str:
@@ -37,9 +37,7 @@ def agreement(results: list[BootResult], intervals: list[int]) -> str:
                     for r in results for i in intervals
                     for iv in [r.facts.intervals.get(i)]
                     if iv and iv.ours and iv.cyclictest
-                    and isinstance(iv.ours.p50_us, (int, float))
-                    and isinstance(iv.cyclictest.p50_us, (int, float))
-                    and iv.cyclictest.p50_us > 0)
+                    and iv.ours.p50_us is not None and iv.cyclictest.p50_us)
     head = 'ours and cyclictest run the same loop, one after the other'
     if not ratios:
         return f'{head}; no row has both medians to compare'

@@ -177,13 +177,18 @@ class Detectors(unittest.TestCase):
         # rows it heads; a cyclictest median past its histogram is left out.
         def row(ours, cyc):
             r = boot()
-            lat = [xt_model.Latency(1, 1.0, 1.0, 1.0, 1.0, 0, p50_us=p) for p in (ours, cyc)]
+            lat = [xt_model.Latency(1, 1.0, 1.0, 1.0, 1.0, 0, p50_us=p, hist_limit_us=1000)
+                   for p in (ours, cyc)]
             r.facts.intervals[50] = xt_model.Interval(lat[0], lat[1])
             return r
         line = xt_report.agreement([row(100.0, 200.0), row(150.0, 100.0), row(90.0, 100.0),
-                                    row(300.0, '>1000')], [50])
+                                    row(300.0, None)], [50])
         self.assertIn('in this run: 0.90 (median of 3 rows, 0.50 to 1.50)', line)
-        self.assertIn('no row has both medians', xt_report.agreement([row(1.0, '>1000')], [50]))
+        self.assertIn('no row has both medians', xt_report.agreement([row(1.0, None)], [50]))
+        # Past the histogram: shown, and in the JSON, as '>1000'.
+        past = row(1.0, None).facts.intervals[50].cyclictest
+        assert past is not None
+        self.assertEqual((past.shown('p50_us'), past.as_json()['p50_us']), ('>1000', '>1000'))
 
     def test_repeat_table_counts_infra(self):
         runs = [boot(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
