@@ -237,14 +237,20 @@ kernel: tree
 # cannot run the guest makes QEMU abort and kunit.py wait out its timeout:
 # unless ACCEL=kvm, QEMU runs through scripts/tcg/, which keeps only TCG.
 KUNIT_X86_PATH = $(if $(filter kvm,$(ACCEL)),,PATH=$(CURDIR)/scripts/tcg:$$PATH)
+# The x86_64 KUnit boots, one per word: its kernel command line, commas
+# between two parameters of one boot (the last given wins).
+KUNIT_X86_ARGS = xen_timer_slop=5000 xen_timer_slop=5G xen_timer_slop=200K,xen_timer_slop=abc
+comma := ,
+define kunit_x86
+	@echo "== kunit-x86: Linux $(KVER), x86_64 QEMU, $(subst $(comma), ,$(1))"
+	@$(KUNIT_X86_PATH) scripts/kunit-run.sh $(KUNIT_MIN_CASES) $(KUNIT_X86_MAX_SKIPS) \
+		$(OUT)/kunit-x86-$(subst $(comma),-,$(1)).log $(X86_BUILD) \
+		$(PYTHON) $(KUNIT_PY) exec --arch=x86_64 --build_dir=$(X86_BUILD) \
+		--timeout=600 --kernel_args "$(subst $(comma), ,$(1))"
+
+endef
 kunit-x86: kernel
-	@i=0; for arg in xen_timer_slop=5000 xen_timer_slop=5G "xen_timer_slop=200K xen_timer_slop=abc"; do \
-		i=$$((i + 1)); \
-		echo "== kunit-x86: Linux $(KVER), x86_64 QEMU, $$arg"; \
-		$(KUNIT_X86_PATH) scripts/kunit-run.sh $(KUNIT_MIN_CASES) $(KUNIT_X86_MAX_SKIPS) $(OUT)/kunit-x86-$$i.log $(X86_BUILD) \
-			$(PYTHON) $(KUNIT_PY) exec --arch=x86_64 --build_dir=$(X86_BUILD) \
-			--timeout=600 --kernel_args "$$arg" || exit 1; \
-	done
+	$(foreach a,$(KUNIT_X86_ARGS),$(call kunit_x86,$(a)))
 
 # The kselftest, built and run in the tree as CI bots do (skips off Xen),
 # then installed static for the initramfs.
