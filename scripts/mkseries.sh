@@ -39,6 +39,9 @@
 # patch that changes no kernel source needs no build of its own.
 set -euo pipefail
 
+# The kernel's make runs on its own: a jobserver of make check's -j2
+# is not passed down to this script ("jobserver unavailable").
+unset MAKEFLAGS MFLAGS MAKELEVEL
 repo=$(cd "$1" && pwd)
 kver=$2 g=$(realpath -m "$3") mode=$4 bisect=${5:-} kconfig=${6:-}
 die() { echo "mkseries: $*" >&2; exit 1; }
