@@ -202,14 +202,16 @@ lava-merge:
 lava-templates: deps
 	@scripts/fetch-lava-templates.sh $(BUILD)/lava-server
 
-# KVERS: each version's Debian kernel and its dom0 initramfs.
+# KVERS: each version's Debian kernel and its dom0 initramfs (an RT
+# version's with the standard kernel as its dom0).
+define kvers_kernel
+	@scripts/fetch-debian-kernel.sh $(call kver_std,$(1)) $(BUILD)/debian-$(1) $(if $(filter %-rt,$(1)),rt-amd64)
+	$(if $(filter %-rt,$(1)),@scripts/fetch-debian-kernel.sh $(call kver_std,$(1)) $(BUILD)/debian-$(call kver_std,$(1)))
+	@$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$(1)/vmlinuz,$(call kver_dom0,$(1)),$(BUILD)/debian-$(call kver_std,$(1))/modules)
+
+endef
 kvers-kernels: initramfs
-	@for v in $(KVERS); do \
-		scripts/fetch-debian-kernel.sh $${v%-rt} $(BUILD)/debian-$$v \
-			$$(case $$v in *-rt) echo rt-amd64;; esac) || exit 1; \
-		case $$v in *-rt) scripts/fetch-debian-kernel.sh $${v%-rt} $(BUILD)/debian-$${v%-rt} || exit 1;; esac; \
-		$(call mk_dom0,$(GUEST_TYPES_RUN),$(XENS_RUN),$(BUILD)/debian-$$v/vmlinuz,$(call kver_dom0,$$v),$(BUILD)/debian-$${v%-rt}/modules) || exit 1; \
-	done
+	$(foreach v,$(KVERS),$(call kvers_kernel,$(v)))
 
 deps:
 	@scripts/deps.sh $(if $(wildcard $(KDIR)/Makefile),-,$(KVER))
@@ -326,9 +328,13 @@ boot-check: deps xen kernel initramfs boot-dom0-initramfs lava-templates
 # lib/, include/ and tools/.  'make patches' refreshes the stored edits
 # and writes each series as mailed to build/series/linux-X.Y.mail/.
 SERIES_GIT = $(BUILD)/series/linux-
+define mkseries
+	@$(NICE) scripts/mkseries.sh $(CURDIR) $(1) $(SERIES_GIT)$(1) $(2)
+
+endef
 patches:
 	@scripts/deps.sh $(SERIES_KVERS)
-	@for v in $(SERIES_KVERS); do scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v write || exit 1; done
+	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),write))
 	@$(KUNIT_TOOL_SERIES) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) write
 
 # After amending the commits of build/series/linux-$(KVER) (branch
@@ -370,7 +376,7 @@ KUNIT_TOOL_SERIES = XT_SERIES=patches/kunit-tool XT_BRANCH=kunit-tool \
 define series_check
 	@scripts/deps.sh $(BACKPORT_KVERS)
 	@$(KUNIT_TOOL_SERIES) $(NICE) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) check
-	@for v in $(SERIES_KVERS); do $(NICE) scripts/mkseries.sh $(CURDIR) $$v $(SERIES_GIT)$$v check || exit 1; done
+	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),check))
 endef
 series-check: deps
 	$(series_check)
@@ -394,10 +400,12 @@ series-arches: series-check
 
 # The stable backports as a bot on a stable tree runs them: the tree made
 # from Debian's linux-source-X.Y with its series, KUnit on UML.
+define backport
+	@$(NICE) $(MAKE) --no-print-directory KVER=$(1) KDIR=$(BUILD)/linux-$(1) OUT=$(BUILD)/$(1) kunit
+
+endef
 backports:
-	@for v in $(BACKPORT_KVERS); do \
-		$(NICE) $(MAKE) --no-print-directory KVER=$$v KDIR=$(BUILD)/linux-$$v OUT=$(BUILD)/$$v kunit || exit 1; \
-	done
+	$(foreach v,$(BACKPORT_KVERS),$(call backport,$(v)))
 
 # make check: everything boot-check needs first; then boot-check runs beside
 # the series checks and the backports' builds (make -j2, one after the
