@@ -47,6 +47,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -700,14 +701,33 @@ def only_run(out: str, name: str) -> Iterator[None]:
         yield
 
 
+class Stopped(Exception):
+    """SIGTERM or SIGHUP: end the run through every finally (QEMU killed,
+    temporary files removed)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, _frame: object) -> None:
+    raise Stopped(signum)
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop)
     try:
         with only_run(args.out, args.name):
             if args.cmd == 'lava':
                 return lava_jobs(args)
             with host_load(args.host_load):
                 return misses(args) if args.cmd == 'misses' else run(args)
+    except Stopped as e:
+        print(f'harness: stopped by {signal.Signals(e.signum).name}: no verdict '
+              '(the run, not the kernel)', file=sys.stderr)
+        return 128 + e.signum
     except OSError as e:
         # The host's, not the kernel's: a full disk, a file gone.
         where = f': {e.filename}' if e.filename else ''

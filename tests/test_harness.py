@@ -8,6 +8,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -1380,6 +1381,46 @@ class FakeQemu(unittest.TestCase):
         with open(os.path.join(d, 'n')) as f:
             boots = int(f.read())
         return rc, js, boots, out.getvalue()
+
+
+class Terminated(unittest.TestCase):
+    """A harness stopped with SIGTERM (CI's timeout, kill) leaves no
+    QEMU and no temporary files behind."""
+
+    def test_sigterm(self):
+        with tempfile.TemporaryDirectory() as d:
+            qemu = os.path.join(d, 'qemu-system-x86_64')
+            with open(qemu, 'w') as f:
+                f.write('#!/bin/sh\necho $$ >"$FAKE_DIR/pid"\nexec sleep 60\n')
+            os.chmod(qemu, 0o755)
+            for f in ('xen', 'kernel', 'initrd', 'dom0'):
+                touch(os.path.join(d, f))
+            os.mkdir(os.path.join(d, 'tmp'))
+            env = dict(os.environ, PATH=d + ':' + os.environ['PATH'], FAKE_DIR=d,
+                       TMPDIR=os.path.join(d, 'tmp'))
+            p = subprocess.Popen(
+                [sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'), 'matrix',
+                 '--accel', 'tcg', '--out', d + '/out', '--guest-types', 'pv-domu',
+                 '--dom0-initrd', os.path.join(d, 'dom0'), 'XENS=4.17'] +
+                [x for f in ('xen', 'kernel', 'initrd') for x in (f'--{f}', os.path.join(d, f))],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            pid = os.path.join(d, 'pid')
+            for _ in range(100):
+                if os.path.exists(pid) and os.path.getsize(pid):
+                    break
+                time.sleep(0.1)
+            with open(pid) as f:
+                qemu_pid = int(f.read())
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=20)
+            self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+            self.assertEqual(err.strip().splitlines()[-1],
+                             'harness: stopped by SIGTERM: no verdict (the run, not the kernel)')
+            with self.assertRaises(ProcessLookupError):
+                for _ in range(50):
+                    os.kill(qemu_pid, 0)
+                    time.sleep(0.1)
+            self.assertEqual(os.listdir(os.path.join(d, 'tmp')), [])
 
 
 class Retries(FakeQemu):
