@@ -329,14 +329,15 @@ boot-check: deps xen kernel initramfs boot-dom0-initramfs lava-templates
 # lib/, include/ and tools/.  'make patches' refreshes the stored edits
 # and writes each series as mailed to build/series/linux-X.Y.mail/.
 SERIES_GIT = $(BUILD)/series/linux-
+# $(call mkseries,VERSION,MODE[,ENVIRONMENT]): one series' mkseries.sh.
 define mkseries
-	@$(NICE) scripts/mkseries.sh $(CURDIR) $(1) $(SERIES_GIT)$(1) $(2)
+	@$(3) $(NICE) scripts/mkseries.sh $(CURDIR) $(1) $(SERIES_GIT)$(1) $(2)
 
 endef
 patches:
 	@scripts/deps.sh $(SERIES_KVERS)
 	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),write))
-	@$(KUNIT_TOOL_SERIES) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) write
+	$(call mkseries,$(MAINLINE_KVER),write,$(KUNIT_TOOL_SERIES))
 
 # After amending the commits of build/series/linux-$(KVER) (branch
 # xen-timer-series): store their edits and messages in the series.
@@ -376,7 +377,7 @@ KUNIT_TOOL_SERIES = XT_SERIES=patches/kunit-tool XT_BRANCH=kunit-tool \
 	XT_MAIL=$(BUILD)/series/kunit-tool.mail
 define series_check
 	@scripts/deps.sh $(BACKPORT_KVERS)
-	@$(KUNIT_TOOL_SERIES) $(NICE) scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) check
+	$(call mkseries,$(MAINLINE_KVER),check,$(KUNIT_TOOL_SERIES))
 	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),check))
 endef
 series-check: deps
