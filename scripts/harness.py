@@ -321,7 +321,9 @@ TOOL_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] 
 }
 
 
-def parse_args(argv: list[str]) -> Request:
+def build_parser() -> argparse.ArgumentParser:
+    """The run commands (each with the settings table's options) and the
+    tool commands."""
     ap = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
     sub = ap.add_subparsers(dest='cmd', metavar='|'.join((*RUN_COMMANDS, *TOOL_COMMANDS)))
     sub.required = True
@@ -363,7 +365,14 @@ def parse_args(argv: list[str]) -> Request:
                            'verdicts of the same configs')
     for cmd, (help_, add) in TOOL_COMMANDS.items():
         add(sub.add_parser(cmd, help=help_))
-    ns = ap.parse_args(argv)
+    return ap
+
+
+def parse_args(argv: list[str]) -> Request:
+    """The request of a run command, every file and setting checked (one
+    line and exit 2 for the first that is wrong); a tool command runs here
+    and exits with its code."""
+    ns = build_parser().parse_args(argv)
     if ns.cmd in TOOL_COMMANDS:
         sys.exit(ns.func(ns))
     v = parse_settings(ns)
@@ -406,28 +415,8 @@ def parse_args(argv: list[str]) -> Request:
         if not os.path.isdir(os.path.join(ns.platform_dir, root)):
             die(f'XENS={" ".join(xens)} QEMU={qemu} needs the Debian 13 root '
                 f'{os.path.join(ns.platform_dir or "--platform-dir", root)}: run make deps')
-    xen_slop_defaults: list[int] = []
-    for xv in xens:
-        for k in kernels:
-            if domu and not k.dom0_initrd:
-                die(f'guest type {domu[0]} needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
-            for f in (k.kernel, *([k.dom0_kernel] if k.dom0_kernel else []),
-                      *([k.dom0_initrd.replace(XEN_FIELD, xv)] if domu else [])):
-                if ns.cmd != 'misses' and not os.path.isfile(f):
-                    die(f'{f} does not exist')
-        for f in (ns.xen.replace(XEN_FIELD, xv), ns.initrd):
-            if not os.path.isfile(f):
-                die(f'{f} does not exist')
-        xen_slop_defaults.append(xen_slop_default(xv, ns.xen.replace(XEN_FIELD, xv)))
-        plat = xt_platform.PLATFORMS[xv]
-        if any(xt_boot.GUEST_TYPES[t].efi for t in types):
-            for f in (plat.path(ns.platform_dir, plat.xen_efi),
-                      plat.path(ns.platform_dir, xt_platform.OVMF)):
-                if not os.path.isfile(f):
-                    die(f'{f} missing, needed by a PVH dom0: run make deps')
-        qbin = xt_platform.qemu_binary(xv, qemu, ns.platform_dir)
-        if ns.cmd not in ('lava', 'merge') and not shutil.which(qbin):
-            die(f'{qbin} missing: run make deps')
+    xen_slop_defaults = [check_platform(ns, xv, qemu, types, kernels, bool(domu))
+                         for xv in xens]
     if ns.kunit_boot and not ns.kunit_py:
         die('--kunit-boot needs --kunit-py')
     base_url = getattr(ns, 'base_url', '')
@@ -464,6 +453,36 @@ def parse_args(argv: list[str]) -> Request:
                        'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
                        'timeout', 'retries', 'accel', 'taskset', 'lat_opts', 'guest_args',
                        'runs', 'host_load')})  # type: ignore[arg-type]
+
+
+def check_platform(ns: argparse.Namespace, xv: str, qemu: str, types: tuple[str, ...],
+                   kernels: tuple[KernelSet, ...], domu: bool) -> int:
+    """What a run on Xen XV needs: each kernel's files (and dom0's
+    initramfs for XV when a type has a domU), Xen, the guest's initramfs,
+    the firmware of an EFI type and QEMU.  Returns Xen's timer_slop
+    default, read from the binary."""
+    for k in kernels:
+        if domu and not k.dom0_initrd:
+            die(f'guest type {next(t for t in types if xt_boot.GUEST_TYPES[t].domu)} '
+                'needs --dom0-initrd (scripts/mkinitramfs-dom0.sh)')
+        for f in (k.kernel, *([k.dom0_kernel] if k.dom0_kernel else []),
+                  *([k.dom0_initrd.replace(XEN_FIELD, xv)] if domu else [])):
+            if ns.cmd != 'misses' and not os.path.isfile(f):
+                die(f'{f} does not exist')
+    for f in (ns.xen.replace(XEN_FIELD, xv), ns.initrd):
+        if not os.path.isfile(f):
+            die(f'{f} does not exist')
+    slop = xen_slop_default(xv, ns.xen.replace(XEN_FIELD, xv))
+    plat = xt_platform.PLATFORMS[xv]
+    if any(xt_boot.GUEST_TYPES[t].efi for t in types):
+        for f in (plat.path(ns.platform_dir, plat.xen_efi),
+                  plat.path(ns.platform_dir, xt_platform.OVMF)):
+            if not os.path.isfile(f):
+                die(f'{f} missing, needed by a PVH dom0: run make deps')
+    qbin = xt_platform.qemu_binary(xv, qemu, ns.platform_dir)
+    if ns.cmd not in ('lava', 'merge') and not shutil.which(qbin):
+        die(f'{qbin} missing: run make deps')
+    return slop
 
 
 def xen_slop_default(xen: str, elf: str) -> int:
@@ -903,6 +922,7 @@ def merge_logs(args: Request, configs: list[Config], boots: str) -> list[BootRes
 
 
 def run(args: Request) -> int:
+    """Boot (or merge) every config, report, and return the run's exit code."""
     configs = lava_configs(args) if args.cmd == 'merge' else configs_of(args)
     # Each boot's console and KTAP streams go below the results, not beside.
     boots = os.path.join(args.out, f'{args.name}-boots')
@@ -916,9 +936,29 @@ def run(args: Request) -> int:
         accel_why = "the LAVA jobs' context"
     else:
         results, groups, accel, accel_why = boot_all(args, configs, boots)
-    accel_desc = f'{accel.upper()} ({accel_why})'
-    kernel_names = names_of_kernels(args)
     total = time.monotonic() - t0
+    renamed, disagree = cross_boot_differences(args, results)
+    summary = xt_model.RunSummary(
+        name=args.name, command=args.cmd, guest_types=args.guest_types,
+        guest_kernel=names_of_kernels(args),
+        kernels=tuple((k.version, os.path.basename(k.kernel)) for k in args.kernels),
+        accel=accel, accel_why=accel_why, vcpus=args.vcpus, domu_memory_mb=args.memory,
+        samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
+        retries=0 if args.cmd == 'merge' else args.retries, results=tuple(results),
+        groups=tuple(groups), name_differences=tuple(renamed),
+        type_differences=tuple(disagree),
+        platforms=tuple((x, args.platform(x), d)
+                        for x, d in zip(args.xens, args.xen_slop_defaults)))
+    files = write_reports(args, summary, f'{accel.upper()} ({accel_why})')
+    print(f'harness: {len(configs)} configs in {total:.0f} s; {files}; consoles in {boots}')
+    return run_exit(args, summary)
+
+
+def cross_boot_differences(args: Request,
+                           results: list[BootResult]) -> tuple[list[str], list[str]]:
+    """Result names that differ between finished boots, and results on
+    which the guest types disagree: each printed, both returned (either
+    fails the run)."""
     renamed = xt_verdict.name_differences(results)
     for line in renamed:
         print(f'harness: result names differ: {line}')
@@ -931,70 +971,73 @@ def run(args: Request) -> int:
     if args.cmd == 'edge' and len(args.guest_types) > 1 and not disagree:
         print(f'harness: {", ".join(t.upper() for t in args.guest_types)} made the same '
               'min_delta_ns of every line')
+    return renamed, disagree
 
+
+def write_reports(args: Request, summary: xt_model.RunSummary, accel_desc: str) -> str:
+    """The run's table (and summary table, or the edge run's params table),
+    plot, repeat table, KTAP and JSON, written to OUT and the tables
+    printed; returns where they went, for the last lines."""
+    results = list(summary.results)
+    intervals = list(args.intervals)
     txt = os.path.join(args.out, f'{args.name}.txt')
     with open(txt, 'w') as f:
-        xt_report.print_table(results, list(args.intervals), args.spike_us, accel_desc, f)
+        xt_report.print_table(results, intervals, args.spike_us, accel_desc, f)
     png = None
     if args.cmd == 'edge':
-        table = xt_report.params_table(results, kernel_names, accel_desc)
+        table = xt_report.params_table(results, summary.guest_kernel, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-params.txt'), 'w') as f:
             f.write(table)
     else:
-        xt_report.print_table(results, list(args.intervals), args.spike_us, accel_desc, sys.stdout)
-        table = xt_report.summary_table(results, list(args.intervals), args.spike_us, accel_desc)
+        xt_report.print_table(results, intervals, args.spike_us, accel_desc, sys.stdout)
+        table = xt_report.summary_table(results, intervals, args.spike_us, accel_desc)
         with open(os.path.join(args.out, f'{args.name}-summary.txt'), 'w') as f:
             f.write(table)
-        png = xt_report.plot(results, list(args.intervals), args.name, args.out)
+        png = xt_report.plot(results, intervals, args.name, args.out)
     print(table)
     if args.repeat > 1:
         rtable = xt_report.repeat_table(results)
         with open(os.path.join(args.out, f'{args.name}-repeat.txt'), 'w') as f:
             f.write(rtable)
         print(rtable)
-    retries = 0 if args.cmd == 'merge' else args.retries
-    summary = xt_model.RunSummary(
-        name=args.name, command=args.cmd, guest_types=args.guest_types,
-        guest_kernel=kernel_names,
-        kernels=tuple((k.version, os.path.basename(k.kernel)) for k in args.kernels),
-        accel=accel, accel_why=accel_why, vcpus=args.vcpus, domu_memory_mb=args.memory,
-        samples=args.samples, intervals=args.intervals, seconds=total, repeat=args.repeat,
-        retries=retries, results=tuple(results), groups=tuple(groups),
-        name_differences=tuple(renamed), type_differences=tuple(disagree),
-        platforms=tuple((x, args.platform(x), d)
-                        for x, d in zip(args.xens, args.xen_slop_defaults)))
-    passed, failed, infra = (summary.count(o) for o in (Outcome.PASS, Outcome.FAIL,
-                                                         Outcome.INFRA))
     ktap = os.path.join(args.out, f'{args.name}.ktap')
     with open(ktap, 'w') as f:
         f.write(xt_report.run_ktap(results, args.name, accel_desc))
     js = os.path.join(args.out, f'{args.name}.json')
     xt_report.write_json(js, summary.as_json())
-    if groups:
-        print(f'harness: {len(groups)} Xen boots ran the domUs of '
-              f'{sum(len(g.configs) for g in groups)} tries, '
-              f'{sum(g.shared_seconds for g in groups):.0f} s of them Xen and dom0')
-    print(f'harness: {len(configs)} configs in {total:.0f} s; table {txt}, JSON {js}, KTAP {ktap}'
-          + (f', plot {png}' if png else '') + f'; consoles in {boots}')
+    if summary.groups:
+        print(f'harness: {len(summary.groups)} Xen boots ran the domUs of '
+              f'{sum(len(g.configs) for g in summary.groups)} tries, '
+              f'{sum(g.shared_seconds for g in summary.groups):.0f} s of them Xen and dom0')
+    return f'table {txt}, JSON {js}, KTAP {ktap}' + (f', plot {png}' if png else '')
+
+
+def run_exit(args: Request, summary: xt_model.RunSummary) -> int:
+    """The counts, and the exit code: a difference between boots or with
+    --compare's run fails; --expect-flagged wants every boot flagged;
+    else the worst outcome (xt_model.run_exit)."""
+    passed, failed, infra = (summary.count(o) for o in (Outcome.PASS, Outcome.FAIL,
+                                                         Outcome.INFRA))
     print(f'harness: {passed} passed, {failed} failed, {infra} infra '
-          f'({summary.infra_tries} infra tries, --retries {retries})')
+          f'({summary.infra_tries} infra tries, --retries {summary.retries})')
     if infra:
-        print(f'harness: {infra} configs still ended INFRA after {retries} '
+        print(f'harness: {infra} configs still ended INFRA after {summary.retries} '
               'retries: LAVA, the emulator, Xen or the firmware broke them, not the kernel '
               f'(exit {xt_model.EXIT_INFRA})')
     if args.compare:
-        differ = compare_runs(args, [r.as_json() for r in results])
+        differ = compare_runs(args, [r.as_json() for r in summary.results])
         if differ:
             return differ
+    differs = bool(summary.name_differences or summary.type_differences)
     if args.expect_flagged:
-        print(f'harness: a broken kernel: {failed} of {len(results)} boots '
+        print(f'harness: a broken kernel: {failed} of {len(summary.results)} boots '
               f'flagged, {passed} missed, {infra} infra')
-        if passed or renamed or disagree:
+        if passed or differs:
             return xt_model.EXIT_FAIL
         return xt_model.EXIT_INFRA if infra else xt_model.EXIT_PASS
-    if renamed or disagree:
+    if differs:
         return xt_model.EXIT_FAIL
-    return xt_model.run_exit(r.outcome for r in results)
+    return xt_model.run_exit(r.outcome for r in summary.results)
 
 
 def compare_runs(args: Request, configs: list[dict[str, typing.Any]]) -> int:
