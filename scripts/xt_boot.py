@@ -477,6 +477,16 @@ class GroupBoot:
         self.shared_timing: list[tuple[str, float]] = []
         self.lines: list[str] = []
         self.seconds = 0.0
+        # What run() follows: the shared part's Watcher, the part whose
+        # domU runs (-1 before the first), when Xen or dom0 said it died,
+        # whether the current part ran out of time, when its domU ended.
+        self.shared_watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
+                                               domu=True, platform=m.platform)
+        self.cur = -1
+        self.dead: float | None = None
+        self.timed_out = False
+        self.ended_at = 0.0
+        self.progress: Callable[[int, str], None] = lambda i, text: None
         # Removed when run() ends, as a Boot's EFI tree.
         self.tmp = tempfile.mkdtemp(prefix='xt-group-')
         try:
@@ -498,78 +508,81 @@ class GroupBoot:
     def run(self, progress: Callable[[int, str], None]) -> None:
         """Boot, following the console; progress(index of the part or -1
         for the shared part, text) on each new stage."""
-        m = self.m
-        shared = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True,
-                                    platform=m.platform)
-        cur = -1
-        dead: float | None = None
-        timed_out = False
-        ended_at = 0.0
-
-        def feed(line: str, t: float) -> None:
-            nonlocal cur, dead, ended_at
-            self.lines.append(line)
-            if line.startswith(xt_console.DOMU_START) and cur + 1 < len(self.parts) and \
-                    dead is None:
-                cur += 1
-                if cur == 0:
-                    self.shared_seconds = t
-                    self.shared_timing = shared.timing(until=t)
-                self.parts[cur].begin(self.shared, t)
-                if cur > 0:
-                    self.parts[cur - 1].seconds = t - self.parts[cur - 1].start
-            if cur < 0:
-                self.shared.append((line, t))
-                stage = shared.feed(line, t)
-            else:
-                p = self.parts[cur]
-                had_ending = p.watch.ending is not None
-                stage = p.watch.feed(line, t)
-                if not had_ending and p.watch.ending is not None:
-                    ended_at = t
-            if dead is None and xt_console.guest_line(line) and \
-                    xt_console.DOM0_GONE_RE.search(line):
-                dead = t
-            if stage:
-                progress(cur, f'{stage} ({t:.0f} s)')
-
-        def stop(t: float) -> bool:
-            nonlocal timed_out
-            if dead is not None and t >= dead + GROUP_DEAD_GRACE_S:
-                return True
-            if cur < 0:
-                if shared.should_stop(t):
-                    return True
-                timed_out = t > m.timeout
-                return timed_out
-            p = self.parts[cur]
-            if p.watch.ending is not None:
-                if cur == len(self.parts) - 1:
-                    return p.watch.should_stop(t)
-                return t > ended_at + NEXT_DOMU_S
-            timed_out = t - p.start > m.timeout
-            return timed_out
-
+        self.progress = progress
         try:
-            rc, self.seconds = run_qemu(self.cmd, m.guest.poll_s, feed, stop)
+            rc, self.seconds = run_qemu(self.cmd, self.m.guest.poll_s, self.feed, self.stop)
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
-        timeout = m.timeout if timed_out else None
-        if cur < 0:
-            # No domU started: what ended the shared part ends every one.
+        self.finish(rc)
+
+    def feed(self, line: str, t: float) -> None:
+        """A console line at t: a domU's start moves to the next part; the
+        line goes to the shared part's Watcher or the current part's."""
+        self.lines.append(line)
+        if line.startswith(xt_console.DOMU_START) and self.cur + 1 < len(self.parts) and \
+                self.dead is None:
+            self.cur += 1
+            if self.cur == 0:
+                self.shared_seconds = t
+                self.shared_timing = self.shared_watch.timing(until=t)
+            self.parts[self.cur].begin(self.shared, t)
+            if self.cur > 0:
+                prev = self.parts[self.cur - 1]
+                prev.seconds = t - prev.start
+        if self.cur < 0:
+            self.shared.append((line, t))
+            stage = self.shared_watch.feed(line, t)
+        else:
+            p = self.parts[self.cur]
+            had_ending = p.watch.ending is not None
+            stage = p.watch.feed(line, t)
+            if not had_ending and p.watch.ending is not None:
+                self.ended_at = t
+        if self.dead is None and xt_console.guest_line(line) and \
+                xt_console.DOM0_GONE_RE.search(line):
+            self.dead = t
+        if stage:
+            self.progress(self.cur, f'{stage} ({t:.0f} s)')
+
+    def stop(self, t: float) -> bool:
+        """Whether QEMU should stop at t: Xen or dom0 died, the shared part
+        or the current domU ended or ran out of time, or the last domU
+        ended (the next one's grace, NEXT_DOMU_S, for the others)."""
+        if self.dead is not None and t >= self.dead + GROUP_DEAD_GRACE_S:
+            return True
+        if self.cur < 0:
+            if self.shared_watch.should_stop(t):
+                return True
+            self.timed_out = t > self.m.timeout
+            return self.timed_out
+        p = self.parts[self.cur]
+        if p.watch.ending is not None:
+            if self.cur == len(self.parts) - 1:
+                return p.watch.should_stop(t)
+            return t > self.ended_at + NEXT_DOMU_S
+        self.timed_out = t - p.start > self.m.timeout
+        return self.timed_out
+
+    def finish(self, rc: int | None) -> None:
+        """Each part's ending once QEMU exited with rc: what ended the
+        shared part ends every part if no domU started; else the current
+        part ends with QEMU, and an earlier one that had not ended was cut
+        off by dom0."""
+        timeout = self.m.timeout if self.timed_out else None
+        if self.cur < 0:
             self.shared_seconds = self.seconds
-            self.shared_timing = shared.timing()
+            self.shared_timing = self.shared_watch.timing()
             for p in self.parts:
                 p.begin(self.shared, 0.0)
-                p.watch.finish(self.seconds,
-                               timeout=timeout if shared.status is None else None, qemu_rc=rc)
+                p.watch.finish(self.seconds, timeout=timeout
+                               if self.shared_watch.status is None else None, qemu_rc=rc)
                 p.seconds = self.seconds
             return
-        p = self.parts[cur]
+        p = self.parts[self.cur]
         p.seconds = self.seconds - p.start
         p.watch.finish(self.seconds, timeout=timeout if p.watch.status is None else None,
                        qemu_rc=rc)
-        for q in self.parts[:cur]:
+        for q in self.parts[:self.cur]:
             if q.watch.ending is None:
                 q.watch.ending = xt_model.Ending(
                     xt_model.Outcome.INFRA, 'dom0 started the next domU before this one '
