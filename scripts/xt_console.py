@@ -181,33 +181,51 @@ class Watcher:
         self.lines.append(line)
         if not line.startswith('(XEN)'):
             self.last_line_t = t
-        new = None
-        if KERNEL_START in line and self.stage == 'Xen':
-            new = 'guest kernel'
-        elif KERNEL_START in line and self.stage in DOMU_STAGES:
-            new = 'domU kernel'
-        elif line.startswith(DOMU_START):
-            new = 'domU'
-        elif line.startswith(DOMU_CREATED) and self.stage == 'domU':
-            new = 'domU started'
-        elif line.startswith(BEGIN_GUEST):
-            new = 'init'
-        elif line.startswith(f'{MARK} BEGIN '):
-            new = line.split()[2]
-        elif line.startswith(f'# selftests: {COLLECTION}: '):
-            new = 'kselftest ' + line.split()[-1]
-        elif line.startswith(END_GUEST):
-            new = 'poweroff'
+        new = self._stage_of(line)
         if self.ending is not None:
-            # Over: what follows only tells more, until the grace ends or
-            # the machine halts.
-            if self.stop_at is not None and (
-                    HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended)):
-                self.stop_at = min(self.stop_at, t + (0 if self.ended else 0.5))
-            if self.ending.kind == 'Xen' and XEN_NO_DOM0_RE.search(line):
-                self.ending = Ending(Outcome.FAIL, 'Xen could not build dom0 from the guest '
-                                     'kernel', line.strip())
-        elif line.startswith(END_GUEST):
+            self._after_end(line, t)
+        else:
+            self._judge(line, t)
+        if new and new != self.stage:
+            self.stage = new
+            self.marks.append((new, t))
+            return new
+        return None
+
+    def _stage_of(self, line: str) -> str | None:
+        """The stage a line begins, if it begins one."""
+        if KERNEL_START in line and self.stage == 'Xen':
+            return 'guest kernel'
+        if KERNEL_START in line and self.stage in DOMU_STAGES:
+            return 'domU kernel'
+        if line.startswith(DOMU_START):
+            return 'domU'
+        if line.startswith(DOMU_CREATED) and self.stage == 'domU':
+            return 'domU started'
+        if line.startswith(BEGIN_GUEST):
+            return 'init'
+        if line.startswith(f'{MARK} BEGIN '):
+            return line.split()[2]
+        if line.startswith(f'# selftests: {COLLECTION}: '):
+            return 'kselftest ' + line.split()[-1]
+        if line.startswith(END_GUEST):
+            return 'poweroff'
+        return None
+
+    def _after_end(self, line: str, t: float) -> None:
+        """A line after the boot's ending: it only tells more, until the
+        grace ends or the machine halts."""
+        assert self.ending is not None
+        if self.stop_at is not None and (
+                HALTED_RE.search(line) or (DIED_RE.search(line) and not self.ended)):
+            self.stop_at = min(self.stop_at, t + (0 if self.ended else 0.5))
+        if self.ending.kind == 'Xen' and XEN_NO_DOM0_RE.search(line):
+            self.ending = Ending(Outcome.FAIL, 'Xen could not build dom0 from the guest '
+                                 'kernel', line.strip())
+
+    def _judge(self, line: str, t: float) -> None:
+        """A line before the boot's ending: whether it ends the boot, how."""
+        if line.startswith(END_GUEST):
             self.ending = REACHED
             self.stop_at = t + self.end_grace_s
         elif guest_line(line) and GUEST_CRASH_RE.search(line):
@@ -245,11 +263,6 @@ class Watcher:
         elif DIED_RE.search(line):
             self._end(Outcome.FAIL, 'guest died before its end marker', line.strip(), t,
                       self.fail_grace_s)
-        if new and new != self.stage:
-            self.stage = new
-            self.marks.append((new, t))
-            return new
-        return None
 
     def should_stop(self, t: float) -> bool:
         return self.stop_at is not None and t >= self.stop_at
