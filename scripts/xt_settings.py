@@ -143,9 +143,10 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
     qemus xt_platform's Xen and QEMU versions (passed in, so that this
     module imports nothing of the harness)."""
     return (
-        # The thread's guest, a PV domU.  Debian's kernel as an HVM domU
-        # takes 50-60 s a config under TCG, so make's matrix leaves it to
-        # GUEST_TYPES="pv-domu hvm"; boot-check boots our kernel as both.
+        # The thread's guest, a PV domU.  An HVM domU would take each
+        # config of make's matrix more than twice as long under TCG (RESULTS.md
+        # has the figures), so it is GUEST_TYPES="pv-domu hvm"'s;
+        # boot-check boots our kernel as both.
         Setting('guest_types', 'GUEST_TYPES', 'types', 'pv-domu',
                 'guest types; each config boots as each', choices=guest_types),
         # Debian 13's Xen and QEMU: their PVH and HVM domUs triple-fault
