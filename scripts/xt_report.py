@@ -14,7 +14,7 @@ import tempfile
 from typing import Any, TextIO
 
 import xt_console
-from xt_model import BootResult, Latency, Outcome
+from xt_model import BootResult, Interval, Latency, Outcome
 
 
 def fmt(v: float | int | str | None, nd: int = 0) -> str:
@@ -146,23 +146,31 @@ def summary_table(results: list[BootResult], intervals: list[int], spike_us: int
     cyclictest's, and the median, on which the two agree (an average rests
     on a few samples of milliseconds under emulation)."""
     keys = ('min_us', 'p50_us', 'avg_us', 'max_us', 'p99_us', 'spikes', 'samples')
-    widths = (5, 6, 6, 7, 7, 7, 6)
-
-    def cols(d: Latency | None) -> str:
-        return ''.join(f'{fmt(stat(d, k)) if d else "-":>{w}}' for k, w in zip(keys, widths))
     names = ('min', 'p50', 'avg', 'max', 'p99', f'>{spike_us}', 'n')
-    head = ''.join(f'{n:>{w}}' for n, w in zip(names, widths))
+
+    def cells(iv: Interval | None) -> list[str]:
+        return [fmt(stat(lat, k)) if lat else '-'
+                for lat in ((iv.ours, iv.cyclictest) if iv else (None, None)) for k in keys]
+    rows = [(r.config.name, f'-i{i}', cells(r.facts.intervals.get(i)))
+            for r in results for i in intervals]
+    # Each column as wide as its widest cell and a space: a figure of
+    # many digits (a stall of seconds) never runs into its neighbour.
+    widths = [max(len(c) + 1 for c in (n, *(row[j] for _, _, row in rows),
+                                          *(row[j + len(keys)] for _, _, row in rows)))
+              for j, n in enumerate(names)]
+    widths = [max(w, d) for w, d in zip(widths, (5, 6, 6, 7, 7, 7, 6))]
+
+    def cols(row: list[str]) -> str:
+        return ''.join(f'{c:>{w}}' for c, w in zip(row, widths))
+    head = cols(list(names))
     width = max(len(r.config.name) for r in results) + 2
     lines = [f'# QEMU accel: {accel_desc}',
              f'# {agreement(results, intervals)}',
              f'{"":<{width}}{"":>7}  {"ours (us)":<{sum(widths)}}   cyclictest (us)',
              f'{"config":<{width}}{"":>7}  {head}   {head}']
-    for r in results:
-        for i in intervals:
-            iv = r.facts.intervals.get(i)
-            lines.append(f'{r.config.name:<{width}}{"-i" + str(i):>7}  '
-                         f'{cols(iv.ours if iv else None)}   '
-                         f'{cols(iv.cyclictest if iv else None)}')
+    for name, iv_name, row in rows:
+        lines.append(f'{name:<{width}}{iv_name:>7}  {cols(row[:len(keys)])}   '
+                     f'{cols(row[len(keys):])}')
     return '\n'.join(lines) + '\n'
 
 

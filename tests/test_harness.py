@@ -191,6 +191,17 @@ class Detectors(unittest.TestCase):
         assert past is not None
         self.assertEqual((past.shown('p50_us'), past.as_json()['p50_us']), ('>1000', '>1000'))
 
+    def test_summary_columns_never_run_together(self):
+        # A stall of a quarter of a second is six digits of us in a
+        # column sized for fewer: each figure stays its own word.
+        r = boot()
+        ours = xt_model.Latency(1000, 70.0, 237822.0, 237863.0, None, 994, p50_us=None,
+                                hist_limit_us=1000)
+        r.facts.intervals[1000] = xt_model.Interval(ours, ours)
+        row = xt_report.summary_table([r], [1000], 100, 'TCG').splitlines()[-1]
+        self.assertEqual(row.split(), ['c', '-i1000', *['70', '>1000', '237822', '237863',
+                                                        '>1000', '994', '1000'] * 2])
+
     def test_repeat_table_counts_infra(self):
         runs = [boot(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
                 boot(run=2, ending=Ending(Outcome.INFRA, 'Xen', '(XEN) d1v0 Triple fault'),
