@@ -229,9 +229,6 @@ class Interval:
     ours: Latency | None = None
     cyclictest: Latency | None = None
 
-    def get(self, tool: str) -> Latency | None:
-        return self.ours if tool == 'ours' else self.cyclictest
-
 
 @dataclasses.dataclass(frozen=True)
 class XtCpu:
