@@ -503,6 +503,14 @@ class XtFormats(unittest.TestCase):
 class Settings(unittest.TestCase):
     """scripts/xt_settings.py against what it describes."""
 
+    def test_readme_has_the_table(self):
+        # README's settings table is `harness.py settings`, as it is now
+        # (run as make runs it: this module changes DEFAULT_XEN).
+        table = subprocess.run([sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'),
+                                'settings'], capture_output=True, text=True, check=True).stdout
+        with open(os.path.join(HERE, '..', 'README.md')) as f:
+            self.assertIn(table, f.read())
+
     def test_selftest_defaults_are_the_c_ones(self):
         src = selftest_source('xen_timer_latency_test.c')
         init = re.search(r'struct opts o = \{(.*?)\n\t\};', src, re.S).group(1)
