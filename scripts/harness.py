@@ -387,25 +387,7 @@ def parse_args(argv: list[str]) -> Request:
         room = g.memory_mb - xt_boot.mb(g.dom0_mem) - xt_boot.XEN_RESERVE_MB
         if typing.cast(int, v['memory']) > room:
             die(f'MEMORY: a {t} domU has at most {room} MB here, not {v["memory"]}')
-    if ns.cmd == 'misses':
-        # Each mutant's kernel and dom0 initramfs, built when it comes.
-        ns.kernel, ns.dom0_initrd = mutant_files(ns.build_dir, '')
-        ns.kernel_set = []
-    elif ns.kernel_set and (ns.kernel or ns.dom0_initrd or ns.dom0_kernel):
-        die('give --kernel-set or --kernel and --dom0-initrd, not both')
-    for ks in ns.kernel_set:
-        if len(ks) not in (3, 4):
-            die(f'--kernel-set {" ".join(ks)}: give VERSION KERNEL DOM0_INITRD [DOM0_KERNEL]')
-    if not ns.kernel_set and not ns.kernel:
-        die('no guest kernel: give --kernel or --kernel-set')
-    if ns.cmd == 'misses':
-        for m in ns.mutants.split():
-            if subprocess.run([MUTANT_SH, 'slop', m], capture_output=True).returncode:
-                die(f'--mutants: "{m}" is not a mutant of scripts/mutant.sh')
-    kernels = tuple(KernelSet(*ks) for ks in ns.kernel_set) or \
-        (KernelSet('', ns.kernel, ns.dom0_initrd, ns.dom0_kernel),)
-    if len({k.version for k in kernels}) != len(kernels):
-        die('--kernel-set: each version once')
+    kernels = kernel_sets(ns)
     xens = typing.cast(tuple[str, ...], v['xens'])
     qemu = typing.cast(str, v['qemu'])
     for path in (ns.xen, *(k.dom0_initrd for k in kernels)):
@@ -453,6 +435,30 @@ def parse_args(argv: list[str]) -> Request:
                        'intervals', 'samples', 'oneshot', 'spike_us', 'vcpus', 'memory',
                        'timeout', 'retries', 'accel', 'taskset', 'lat_opts', 'guest_args',
                        'runs', 'host_load')})  # type: ignore[arg-type]
+
+
+def kernel_sets(ns: argparse.Namespace) -> tuple[KernelSet, ...]:
+    """The guest kernels of the run: each --kernel-set, or the one of
+    --kernel (misses: each mutant's, built when it comes, its names
+    checked against scripts/mutant.sh)."""
+    if ns.cmd == 'misses':
+        ns.kernel, ns.dom0_initrd = mutant_files(ns.build_dir, '')
+        ns.kernel_set = []
+        for m in ns.mutants.split():
+            if subprocess.run([MUTANT_SH, 'slop', m], capture_output=True).returncode:
+                die(f'--mutants: "{m}" is not a mutant of scripts/mutant.sh')
+    elif ns.kernel_set and (ns.kernel or ns.dom0_initrd or ns.dom0_kernel):
+        die('give --kernel-set or --kernel and --dom0-initrd, not both')
+    for ks in ns.kernel_set:
+        if len(ks) not in (3, 4):
+            die(f'--kernel-set {" ".join(ks)}: give VERSION KERNEL DOM0_INITRD [DOM0_KERNEL]')
+    if not ns.kernel_set and not ns.kernel:
+        die('no guest kernel: give --kernel or --kernel-set')
+    kernels = tuple(KernelSet(*ks) for ks in ns.kernel_set) or \
+        (KernelSet('', ns.kernel, ns.dom0_initrd, ns.dom0_kernel),)
+    if len({k.version for k in kernels}) != len(kernels):
+        die('--kernel-set: each version once')
+    return kernels
 
 
 def check_platform(ns: argparse.Namespace, xv: str, qemu: str, types: tuple[str, ...],
