@@ -91,8 +91,10 @@ endif
 KUNIT_UML_MAX_SKIPS = 0
 KUNIT_X86_MAX_SKIPS = 1
 
-CCACHE := $(shell command -v ccache 2>/dev/null)
-KCC    := $(if $(CCACHE),ccache gcc,gcc)
+# Looked up when a recipe uses it, not when make reads this file: on a
+# fresh machine make deps installs ccache in the same run.
+CCACHE  = $(shell command -v ccache 2>/dev/null)
+KCC     = $(if $(CCACHE),ccache gcc,gcc)
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 # Paths relative to the build dir: the series tree of 'make patches' then
 # hits the objects of 'make kernel' (same layout under build/series/).
