@@ -153,12 +153,12 @@ def summary_table(results: list[BootResult], intervals: list[int], spike_us: int
                 for lat in ((iv.ours, iv.cyclictest) if iv else (None, None)) for k in keys]
     rows = [(r.config.name, f'-i{i}', cells(r.facts.intervals.get(i)))
             for r in results for i in intervals]
-    # Each column as wide as its widest cell and a space: a figure of
-    # many digits (a stall of seconds) never runs into its neighbour.
-    widths = [max(len(c) + 1 for c in (n, *(row[j] for _, _, row in rows),
-                                          *(row[j + len(keys)] for _, _, row in rows)))
-              for j, n in enumerate(names)]
-    widths = [max(w, d) for w, d in zip(widths, (5, 6, 6, 7, 7, 7, 6))]
+    # Each column at least its usual width, and as wide as its widest cell
+    # and a space: a figure of many digits (a stall of seconds) never runs
+    # into its neighbour.
+    widths = [max(least, *(len(row[k]) + 1 for _, _, row in rows
+                           for k in (j, j + len(keys))), len(n) + 1)
+              for j, (n, least) in enumerate(zip(names, (5, 6, 6, 7, 7, 7, 6)))]
 
     def cols(row: list[str]) -> str:
         return ''.join(f'{c:>{w}}' for c, w in zip(row, widths))
