@@ -50,6 +50,9 @@ PLATFORM_HUNG = 'the platform hung: the domU and dom0 silent'
 HANG_QUIET_S = 120.0
 # dom0's watchdog: the domU is gone before its end marker.
 DOMU_DIED = '@@XT DOMU-DIED'
+# dom0's watchdog: the domU ran its time limit (dom0's xt_domu_timeout=,
+# which follows the line), and dom0 destroyed it and goes on to the next.
+DOMU_TIMEOUT = '@@XT DOMU-TIMEOUT'
 # A boot is over before its end marker on any of these (xt_model's
 # outcomes).  The guest kernel crashed: the kernel's fault (FAIL).  Xen
 # reports a PV dom0's crash ("Hardware Dom0 crashed") after the kernel's
@@ -179,13 +182,13 @@ class Watcher:
     def feed(self, line: str, t: float) -> str | None:
         """One console line at time t; returns the new stage, or None."""
         self.lines.append(line)
-        if not line.startswith('(XEN)'):
-            self.last_line_t = t
         new = self._stage_of(line)
         if self.ending is not None:
             self._after_end(line, t)
         else:
             self._judge(line, t)
+        if not line.startswith('(XEN)'):
+            self.last_line_t = t
         if new and new != self.stage:
             self.stage = new
             self.marks.append((new, t))
@@ -242,6 +245,11 @@ class Watcher:
         elif line.startswith(DOMU_FAILED):
             self._end(Outcome.INFRA, 'the domU did not start', line.strip(), t,
                       self.fail_grace_s)
+        elif line.startswith(DOMU_TIMEOUT):
+            words = line[len(DOMU_TIMEOUT):].split()
+            self.ending = self._timed_out(t, int(words[0]) if words and words[0].isdigit()
+                                          else 0, dom0_silent=False)
+            self.stop_at = t + DOMU_END_GRACE_S
         elif line.startswith(DOMU_STALL):
             self._end(Outcome.FAIL, 'the domU console stalled',
                       line[len(DOMU_STALL):].strip(), t, DOMU_STALL_GRACE_S)
@@ -272,31 +280,37 @@ class Watcher:
         """The boot is over at time t: by its timeout (seconds), or with
         QEMU's exit code.  Returns the status."""
         self.marks.append(('end', t))
-        if self.ending is None:
-            quiet = t - (self.last_line_t if self.last_line_t is not None else 0.0)
-            if timeout is not None and self.guest_started and \
-                    quiet < min(HANG_QUIET_S, timeout / 2):
-                self.ending = Ending(Outcome.INFRA, 'too slow', f'no end marker after {timeout} '
-                                     f's, the guest still printing {quiet:.0f} s before '
-                                     f'(stage "{self.stage}"): the host starved it')
-            elif timeout is not None and self.guest_started and self.domu:
-                # dom0's watchdog reports a domU whose console stopped
-                # (DOMU-STALL, FAIL) or that is gone within
-                # DOM0_WATCHDOG_S: silence past it is dom0's too.
-                self.ending = Ending(Outcome.INFRA, PLATFORM_HUNG,
-                                     f'no end marker after {timeout} s, nothing printed for '
-                                     f'{quiet:.0f} s (stage "{self.stage}"), not even dom0\'s '
-                                     f'watchdog{": " + self.platform if self.platform else ""}')
-            elif timeout is not None and self.guest_started:
-                self.ending = Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s, '
-                                     f'nothing printed for {quiet:.0f} s (stage "{self.stage}")')
-            elif timeout is not None:
-                self.ending = Ending(Outcome.INFRA, 'timeout', f'the guest kernel had not '
-                                     f'started after {timeout} s (stage "{self.stage}")')
-            else:
-                self.ending = Ending(Outcome.INFRA, 'QEMU exited before the end marker '
-                                     f'(exit {qemu_rc}) with no panic')
+        if self.ending is None and timeout is not None:
+            self.ending = self._timed_out(t, timeout, dom0_silent=self.domu)
+        elif self.ending is None:
+            self.ending = Ending(Outcome.INFRA, 'QEMU exited before the end marker '
+                                 f'(exit {qemu_rc}) with no panic')
         return self.status
+
+    def _timed_out(self, t: float, timeout: int, dom0_silent: bool) -> Ending:
+        """How a boot that ran out of its timeout (seconds) at t ended:
+        the host starved a guest still printing; a silent guest hung, or
+        the platform did if dom0 was silent too (a domU's dom0 that did
+        not report it); a guest kernel that never started is the
+        platform's."""
+        quiet = t - (self.last_line_t if self.last_line_t is not None else 0.0)
+        if self.guest_started and quiet < min(HANG_QUIET_S, timeout / 2):
+            return Ending(Outcome.INFRA, 'too slow', f'no end marker after {timeout} s, the '
+                          f'guest still printing {quiet:.0f} s before (stage "{self.stage}"): '
+                          'the host starved it')
+        if self.guest_started and dom0_silent:
+            # dom0's watchdog reports a domU whose console stopped
+            # (DOMU-STALL, FAIL) or that is gone within STALL_S:
+            # silence past it is dom0's too.
+            return Ending(Outcome.INFRA, PLATFORM_HUNG,
+                          f'no end marker after {timeout} s, nothing printed for {quiet:.0f} s '
+                          f'(stage "{self.stage}"), not even dom0\'s watchdog'
+                          f'{": " + self.platform if self.platform else ""}')
+        if self.guest_started:
+            return Ending(Outcome.FAIL, 'hang', f'no end marker after {timeout} s, nothing '
+                          f'printed for {quiet:.0f} s (stage "{self.stage}")')
+        return Ending(Outcome.INFRA, 'timeout', f'the guest kernel had not started after '
+                      f'{timeout} s (stage "{self.stage}")')
 
     def timing(self, until: float | None = None) -> list[tuple[str, float]]:
         """Seconds per stage, in order: Xen, guest kernel (to init), init's

@@ -356,6 +356,23 @@ class CapturedConsoles(unittest.TestCase):
         self.assertTrue(w.status.startswith('too slow: no end marker after 300 s, the guest '
                                             'still printing 31 s before'), w.status)
 
+    def test_dom0s_domu_timeout(self):
+        # dom0's watchdog ended a domU at its xt_domu_timeout=: still
+        # printing, the host starved it; silent with dom0 alive to say
+        # so (its stall report lost), the domU hung: not the platform.
+        lines = captured('console.pvh-ok')
+        cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
+        for last, outcome, kind in ((269.0, xt_model.Outcome.INFRA, 'too slow'),
+                                    (100.0, xt_model.Outcome.FAIL, 'hang')):
+            w = xt_console.Watcher(1.0, 2.0, domu=True)
+            for k, line in enumerate(cut):
+                w.feed(line, last * (k + 1) / len(cut))
+            w.feed('@@XT DOMU-TIMEOUT 300', 300.0)
+            self.assertEqual((w.outcome, w.ending.kind), (outcome, kind), w.status)
+            self.assertIn('no end marker after 300 s', w.status)
+            self.assertFalse(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S - 1))
+            self.assertTrue(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S))
+
     def test_pvh_domu(self):
         # A PVH boot: dom0 (no KUnit) starts the guest as a PVH domU.
         lines = captured('console.pvh-ok')
@@ -1038,10 +1055,12 @@ class GuestTypes(unittest.TestCase):
         self.assertIn('XENS: "4.18" is not one of 4.17 4.20', self.main_fails(['XENS=4.18']))
 
     def test_dom0_does_not_take_the_guests_parameters(self):
-        # VCPUS and MEMORY as the harness makes them.
+        # VCPUS, MEMORY and TIMEOUT as the harness makes them.
         args = harness.parse_args(['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh',
-                                   '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200'])
-        self.assertEqual(args.domu_params, ('xt_domu_vcpus=1', 'xt_domu_memory=200'))
+                                   '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200',
+                                   'TIMEOUT=60'])
+        self.assertEqual(args.domu_params, ('xt_domu_vcpus=1', 'xt_domu_memory=200',
+                                            'xt_domu_timeout=60'))
         m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf',
                             kernel='k', initrd=self.files[5], vcpus=1, timeout=60,
                             domu_params=args.domu_params)
@@ -1051,9 +1070,9 @@ class GuestTypes(unittest.TestCase):
         self.assertEqual(b.parts[0].guest_cmdline,
                          'console=hvc0 xen_timer_slop xt_intervals=50,1000')
         dom0, initrd = cmd[cmd.index('-initrd') + 1].split(',')
-        # VCPUS and MEMORY reach the domU through dom0-init.
+        # VCPUS, MEMORY and TIMEOUT reach the domU through dom0-init.
         self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh xt_domu_vcpus=1 '
-                         'xt_domu_memory=200 console=hvc0')
+                         'xt_domu_memory=200 xt_domu_timeout=60 console=hvc0')
         # The domUs' command lines are a cpio archive after dom0's initramfs.
         with open(initrd, 'rb') as f:
             listing = subprocess.run(['cpio', '-i', '--to-stdout', '--quiet', 'etc/xt-domus'],
@@ -1521,7 +1540,8 @@ class Groups(FakeQemu):
         seg = {'ok': ok[start:end],
                'panic': panic[panic.index('@@XT DOMU-START pv'):] + [died],
                'triple': triple[tstart:tend],
-               'cut': ok[start:start + 200] + ['(XEN) Hardware Dom0 crashed: rebooting machine']}
+               'cut': ok[start:start + 200] + ['(XEN) Hardware Dom0 crashed: rebooting machine'],
+               'slow': ok[start:start + 200] + ['@@XT DOMU-TIMEOUT 30', 'xl destroy']}
         for n, kinds in enumerate(boots, 1):
             text = ok[:start] if kinds[0] != 'xen-panic' else \
                 ok[:100] + ['(XEN) Panic on CPU 0:', '(XEN) emulated fault']
@@ -1575,6 +1595,18 @@ class Groups(FakeQemu):
         self.assertEqual([g['configs'] for g in js['groups']], [[1], [2]])
         self.assertEqual(len(js['configs'][1]['tries']), 1)
         self.assertIn('not run (the boot ended before its domU)', out)
+
+    def test_dom0_ends_a_domu_at_its_timeout_and_the_next_runs(self):
+        # dom0-init destroys a domU at xt_domu_timeout= and starts the
+        # next: the slow one is INFRA, booted again; the boot goes on.
+        self.consoles(['slow', 'ok'], ['ok'])
+        rc, js, boots, outcomes, out = self.run_group()
+        self.assertEqual((rc, boots, outcomes), (0, 2, ['pass', 'pass']))
+        self.assertEqual([g['configs'] for g in js['groups']], [[1, 2], [1]])
+        self.assertEqual([t['outcome'] for t in js['configs'][0]['tries']], ['infra', 'pass'])
+        why = js['configs'][0]['tries'][0]['reason']
+        self.assertTrue(why.startswith('too slow: no end marker after 30 s'), why)
+        self.assertEqual(len(js['configs'][1]['tries']), 1)
 
     def test_a_broken_shared_part_is_every_domus(self):
         self.consoles(['xen-panic', 'ok', 'ok'], ['ok', 'ok'])
