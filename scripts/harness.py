@@ -548,7 +548,7 @@ def try_done(args: Request, job: Job, r: BootResult) -> bool:
     # A finished boot that is INFRA: checks the platform could not resolve.
     platform = [f for f in r.failures() if f.startswith(xt_model.PLATFORM_FLAG)]
     job.tries.append(Try(r.outcome, platform[0] if platform and r.outcome is Outcome.INFRA
-                         else r.status, r.seconds, r.console))
+                         else r.status, r.seconds, r.console, r.facts.noise_checks))
     nfail = sum(v.status is xt_model.Status.FAIL for v in r.facts.results)
     why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
     if platform:
@@ -920,7 +920,7 @@ def merge_logs(args: Request, configs: list[Config], boots: str) -> list[BootRes
             die(str(e))
         r = xt_verdict.evaluate(boot, c, args.check, boots, str(k))
         r.xen_cmdline = xt_boot.xen_cmdline(m, c.xen_slop)
-        r.tries = [Try(r.outcome, r.status, r.seconds, r.console)]
+        r.tries = [Try(r.outcome, r.status, r.seconds, r.console, r.facts.noise_checks)]
         print(f'[{k}/{len(configs)}] {c.name}: {str(r.outcome).upper()} ({r.status}) '
               f'from {os.path.basename(path)}', flush=True)
         results.append(r)

@@ -365,15 +365,18 @@ class StreamCheck:
 
 @dataclasses.dataclass
 class Try:
-    """One boot of a config: the console it left and how it ended."""
+    """One boot of a config: the console it left, how it ended, and the
+    latency test's noise checks (XT_NOISE) that decided it."""
     outcome: Outcome
     reason: str
     seconds: float
     console: str
+    noise: list[XtNoise] = dataclasses.field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {'outcome': str(self.outcome), 'reason': self.reason,
-                'seconds': round(self.seconds, 1), 'console': self.console}
+                'seconds': round(self.seconds, 1), 'console': self.console,
+                'noise': [dataclasses.asdict(n) for n in self.noise]}
 
 
 @dataclasses.dataclass
