@@ -78,12 +78,27 @@ src=$kdir/$file
 
 exec 9>"$kdir/.xen_timer-mutant.lock"
 flock 9
+# Every mutant marks its lines "/* mutant: NAME */".
+grep -q '/\* mutant: ' "$src" &&
+	die "$src still holds a mutant's line: remove $kdir and run 'make tree'"
 backup=$(mktemp)
 cp -p "$src" "$backup"
 trap 'cat "$backup" >"$src"; rm -f "$backup"' EXIT
+# bash runs the EXIT trap for a signal only if the signal is trapped: a
+# SIGTERM (CI's timeout, kill) left the tree mutated, and every later
+# build of it a mutant.  The build runs in the background so that a
+# signal is handled at once, not when the build ends.
+build=
+for sig in HUP INT TERM; do
+	# shellcheck disable=SC2064 # the signal's name now, the pid then
+	trap "[ -z \"\$build\" ] || { pkill -P \$build; kill \$build; } 2>/dev/null
+		trap - $sig; exit 1" $sig
+done
 sed "$expr" "$backup" >"$src"
 if cmp -s "$src" "$backup"; then
 	die "mutant '$name' matched nothing in $src: update scripts/mutant.sh for this tree"
 fi
 echo "== mutant $name: $(diff "$backup" "$src" | grep -c '^>') lines changed in $file"
-XT_MUTANT_BUILD=1 "$here/build-kernel.sh" "$kdir" "$out" "$frag" "$cc" "$jobs"
+XT_MUTANT_BUILD=1 "$here/build-kernel.sh" "$kdir" "$out" "$frag" "$cc" "$jobs" &
+build=$!
+wait $build

@@ -1443,6 +1443,54 @@ class FakeQemu(unittest.TestCase):
         return rc, js, boots, out.getvalue()
 
 
+class MutantBuild(unittest.TestCase):
+    """scripts/mutant.sh puts the tree's file back whatever ends it, and
+    a tree a killed build left mutated is refused, not built."""
+
+    SRC = 'VISIBLE_IF_KUNIT int __init parse_xen_timer_slop(char *ptr)\n{\n\tif (!ptr)\n' \
+          '\t\treturn -EINVAL;\n}\n'
+
+    def test_sigterm_puts_the_file_back(self):
+        with tempfile.TemporaryDirectory() as d:
+            scripts = os.path.join(d, 'scripts')
+            os.mkdir(scripts)
+            shutil.copy(os.path.join(HERE, '..', 'scripts', 'mutant.sh'), scripts)
+            with open(os.path.join(scripts, 'build-kernel.sh'), 'w') as f:
+                f.write('#!/bin/bash\necho building\nsleep 60 &\nwait\n')
+            os.chmod(os.path.join(scripts, 'build-kernel.sh'), 0o755)
+            src = os.path.join(d, 'k', 'arch', 'x86', 'xen', 'time.c')
+            os.makedirs(os.path.dirname(src))
+            with open(src, 'w') as f:
+                f.write(self.SRC)
+            cmd = [os.path.join(scripts, 'mutant.sh'), os.path.join(d, 'k'),
+                   os.path.join(d, 'o'), 'ignored', 'frag', 'gcc', '1']
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertIn('1 lines changed', p.stdout.readline())
+            self.assertEqual(p.stdout.readline(), 'building\n')
+            with open(src) as f:
+                self.assertIn('/* mutant: ignored */', f.read())
+            p.terminate()
+            self.assertNotEqual(p.wait(timeout=10), 0)
+            p.stdout.close()
+            p.stderr.close()
+            with open(src) as f:
+                self.assertEqual(f.read(), self.SRC)
+            # A file left mutated: one line, no build.
+            with open(src, 'a') as f:
+                f.write('\treturn 0;\t/* mutant: ignored */\n')
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stdout, '')
+            self.assertIn("still holds a mutant's line", r.stderr)
+            self.assertEqual(len(r.stderr.splitlines()), 1)
+            # ... and the kernel builds of make would build the mutant.
+            r = subprocess.run([os.path.join(HERE, '..', 'scripts', 'build-kernel.sh'),
+                                os.path.join(d, 'k'), os.path.join(d, 'o'), 'frag', 'gcc', '1'],
+                               capture_output=True, text=True, timeout=10)
+            self.assertEqual((r.returncode, r.stdout), (1, ''))
+            self.assertIn('holds a line of scripts/mutant.sh', r.stderr)
+
+
 class Terminated(unittest.TestCase):
     """A harness stopped with SIGTERM (CI's timeout, kill) leaves no
     QEMU and no temporary files behind."""
