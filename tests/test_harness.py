@@ -680,7 +680,7 @@ case " $* " in
 		echo "(XEN) Xen version 4.17.7"
 		echo "KVM internal error. Suberror: 1"
 		echo "emulation failure"
-		sleep 60
+		exec sleep 60
 	}
 	[ "$FAKE_KVM" = works ] || {
 		echo "qemu-system-x86_64: ../accel/kvm/kvm.c:2893: kvm_buf_set_msrs: Assertion failed." >&2
@@ -690,7 +690,7 @@ esac
 echo "(XEN) Xen version 4.17.7"
 [ "$FAKE_HAP" = yes ] && echo "(XEN) HVM: Hardware Assisted Paging (HAP) detected"
 echo "(XEN) Brought up 2 CPUs"
-sleep 60
+exec sleep 60
 """
 
 
