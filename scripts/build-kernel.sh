@@ -15,12 +15,7 @@ mkdir -p "$out"
 if [ -z "${XT_MUTANT_BUILD:-}" ]; then
 	exec 9>"$kdir/.xen_timer-mutant.lock"
 	flock -s 9
-	# A mutant's line left in the tree (its build killed before it was
-	# put back) would make this kernel a mutant.
-	if grep -rqsI --include='*.c' '/\* mutant: ' "$kdir/arch/x86/xen" "$kdir/kernel/time"; then
-		echo "build-kernel: $kdir holds a line of scripts/mutant.sh: remove it and run 'make tree'" >&2
-		exit 1
-	fi
+	"$(dirname "$0")/mutant.sh" leftover "$kdir" || exit 1
 fi
 stamp=$out/.fragment
 

@@ -3,11 +3,13 @@
 #
 # mutant.sh KDIR OUT NAME FRAGMENT CC JOBS
 # mutant.sh slop NAME
+# mutant.sh leftover KDIR
 #
 # Builds into OUT an x86_64 kernel whose xen_timer_slop= is broken on
 # purpose, to count how often the suite catches it ('make misses'); or
 # prints the xen_timer_slop= (ns) the mutant is booted with, one at which
-# its breakage shows:
+# its breakage shows; or fails, in one line, if a file of KDIR still holds
+# a mutant's line (build-kernel.sh asks before every build):
 #
 #   ignored   the early_param handler returns at once: the parameter is
 #             accepted and has no effect (as if the early_param were gone)
@@ -30,6 +32,27 @@ set -euo pipefail
 
 die() { echo "mutant: $*" >&2; exit 1; }
 
+# The files the mutants change; each marks its lines "/* mutant: NAME */".
+files='arch/x86/xen/time.c kernel/time/posix-timers.c'
+
+# A mutant's line left in KDIR (its build killed before the file was put
+# back) would make every later kernel of KDIR a mutant, and the next
+# mutant build a mutant of two.
+leftover() {
+	local f line
+	for f in $files; do
+		line=$(grep -o '/\* mutant: [a-z]* \*/' "$1/$f" 2>/dev/null | head -n1) || true
+		[ -z "$line" ] ||
+			die "$1/$f still holds a line of scripts/mutant.sh ('$line'): remove $1 and run 'make tree'"
+	done
+}
+
+if [ "${1:-}" = leftover ]; then
+	[ $# = 2 ] || die "usage: mutant.sh leftover KDIR"
+	leftover "$2"
+	exit 0
+fi
+
 if [ "${1:-}" = slop ]; then
 	case ${2:-} in
 	# The parameter is ignored: a slop the default (1 ns) differs from.
@@ -46,7 +69,7 @@ if [ "${1:-}" = slop ]; then
 	esac
 	exit 0
 fi
-[ $# = 6 ] || die "usage: mutant.sh KDIR OUT NAME FRAGMENT CC JOBS | mutant.sh slop NAME"
+[ $# = 6 ] || die "usage: mutant.sh KDIR OUT NAME FRAGMENT CC JOBS | mutant.sh slop NAME | mutant.sh leftover KDIR"
 kdir=$1 out=$2 name=$3 frag=$4 cc=$5 jobs=$6
 here=$(cd "$(dirname "$0")" && pwd)
 file=arch/x86/xen/time.c
@@ -73,14 +96,16 @@ abslate)
 	die "unknown mutant '$name': ignored, forced, bypassed, doubled or abslate"
 	;;
 esac
+case " $files " in
+*" $file "*) ;;
+*) die "$file is not in mutant.sh's files: add it, or leftover() misses its lines" ;;
+esac
 src=$kdir/$file
 [ -f "$src" ] || die "$src missing: run 'make tree' first"
 
 exec 9>"$kdir/.xen_timer-mutant.lock"
 flock 9
-# Every mutant marks its lines "/* mutant: NAME */".
-grep -q '/\* mutant: ' "$src" &&
-	die "$src still holds a mutant's line: remove $kdir and run 'make tree'"
+leftover "$kdir"
 backup=$(mktemp)
 cp -p "$src" "$backup"
 trap 'cat "$backup" >"$src"; rm -f "$backup"' EXIT

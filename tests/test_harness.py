@@ -1478,17 +1478,32 @@ class MutantBuild(unittest.TestCase):
             # A file left mutated: one line, no build.
             with open(src, 'a') as f:
                 f.write('\treturn 0;\t/* mutant: ignored */\n')
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
-            self.assertEqual(r.returncode, 1)
-            self.assertEqual(r.stdout, '')
-            self.assertIn("still holds a mutant's line", r.stderr)
-            self.assertEqual(len(r.stderr.splitlines()), 1)
-            # ... and the kernel builds of make would build the mutant.
-            r = subprocess.run([os.path.join(HERE, '..', 'scripts', 'build-kernel.sh'),
-                                os.path.join(d, 'k'), os.path.join(d, 'o'), 'frag', 'gcc', '1'],
-                               capture_output=True, text=True, timeout=10)
-            self.assertEqual((r.returncode, r.stdout), (1, ''))
-            self.assertIn('holds a line of scripts/mutant.sh', r.stderr)
+            self.assert_refused(cmd, src, 'ignored')
+            self.assert_refused(self.build_kernel(d), src, 'ignored')
+            # Another mutant's file too (abslate's), for every mutant.
+            with open(src, 'w') as f:
+                f.write(self.SRC)
+            posix = os.path.join(d, 'k', 'kernel', 'time', 'posix-timers.c')
+            os.makedirs(os.path.dirname(posix))
+            with open(posix, 'w') as f:
+                f.write('\tif (flags & TIMER_ABSTIME)\t/* mutant: abslate */\n')
+            self.assert_refused(cmd, posix, 'abslate')
+            self.assert_refused(self.build_kernel(d), posix, 'abslate')
+            with open(src) as f:
+                self.assertEqual(f.read(), self.SRC)
+
+    @staticmethod
+    def build_kernel(d):
+        return [os.path.join(HERE, '..', 'scripts', 'build-kernel.sh'),
+                os.path.join(d, 'k'), os.path.join(d, 'o'), 'frag', 'gcc', '1']
+
+    def assert_refused(self, cmd, path, name):
+        kdir = cmd[1]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+        self.assertEqual((r.returncode, r.stdout), (1, ''), r.stderr)
+        self.assertEqual(r.stderr.splitlines(),
+                         [f"mutant: {path} still holds a line of scripts/mutant.sh "
+                          f"('/* mutant: {name} */'): remove {kdir} and run 'make tree'"])
 
 
 class Terminated(unittest.TestCase):
