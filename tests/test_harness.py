@@ -1450,47 +1450,55 @@ class MutantBuild(unittest.TestCase):
     SRC = 'VISIBLE_IF_KUNIT int __init parse_xen_timer_slop(char *ptr)\n{\n\tif (!ptr)\n' \
           '\t\treturn -EINVAL;\n}\n'
 
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.d = self.tmp.name
+        scripts = os.path.join(d, 'scripts')
+        os.mkdir(scripts)
+        shutil.copy(os.path.join(HERE, '..', 'scripts', 'mutant.sh'), scripts)
+        with open(os.path.join(scripts, 'build-kernel.sh'), 'w') as f:
+            f.write('#!/bin/bash\necho building\nsleep 60 &\nwait\n')
+        os.chmod(os.path.join(scripts, 'build-kernel.sh'), 0o755)
+        self.src = os.path.join(d, 'k', 'arch', 'x86', 'xen', 'time.c')
+        os.makedirs(os.path.dirname(self.src))
+        with open(self.src, 'w') as f:
+            f.write(self.SRC)
+        self.cmd = [os.path.join(scripts, 'mutant.sh'), os.path.join(d, 'k'),
+                    os.path.join(d, 'o'), 'ignored', 'frag', 'gcc', '1']
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
     def test_sigterm_puts_the_file_back(self):
-        with tempfile.TemporaryDirectory() as d:
-            scripts = os.path.join(d, 'scripts')
-            os.mkdir(scripts)
-            shutil.copy(os.path.join(HERE, '..', 'scripts', 'mutant.sh'), scripts)
-            with open(os.path.join(scripts, 'build-kernel.sh'), 'w') as f:
-                f.write('#!/bin/bash\necho building\nsleep 60 &\nwait\n')
-            os.chmod(os.path.join(scripts, 'build-kernel.sh'), 0o755)
-            src = os.path.join(d, 'k', 'arch', 'x86', 'xen', 'time.c')
-            os.makedirs(os.path.dirname(src))
-            with open(src, 'w') as f:
-                f.write(self.SRC)
-            cmd = [os.path.join(scripts, 'mutant.sh'), os.path.join(d, 'k'),
-                   os.path.join(d, 'o'), 'ignored', 'frag', 'gcc', '1']
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            self.assertIn('1 lines changed', p.stdout.readline())
-            self.assertEqual(p.stdout.readline(), 'building\n')
-            with open(src) as f:
-                self.assertIn('/* mutant: ignored */', f.read())
-            p.terminate()
-            self.assertNotEqual(p.wait(timeout=10), 0)
-            p.stdout.close()
-            p.stderr.close()
-            with open(src) as f:
-                self.assertEqual(f.read(), self.SRC)
-            # A file left mutated: one line, no build.
-            with open(src, 'a') as f:
-                f.write('\treturn 0;\t/* mutant: ignored */\n')
-            self.assert_refused(cmd, src, 'ignored')
-            self.assert_refused(self.build_kernel(d), src, 'ignored')
-            # Another mutant's file too (abslate's), for every mutant.
-            with open(src, 'w') as f:
-                f.write(self.SRC)
-            posix = os.path.join(d, 'k', 'kernel', 'time', 'posix-timers.c')
-            os.makedirs(os.path.dirname(posix))
-            with open(posix, 'w') as f:
-                f.write('\tif (flags & TIMER_ABSTIME)\t/* mutant: abslate */\n')
-            self.assert_refused(cmd, posix, 'abslate')
-            self.assert_refused(self.build_kernel(d), posix, 'abslate')
-            with open(src) as f:
-                self.assertEqual(f.read(), self.SRC)
+        p = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertIn('1 lines changed', p.stdout.readline())
+        self.assertEqual(p.stdout.readline(), 'building\n')
+        with open(self.src) as f:
+            self.assertIn('/* mutant: ignored */', f.read())
+        p.terminate()
+        self.assertNotEqual(p.wait(timeout=10), 0)
+        p.stdout.close()
+        p.stderr.close()
+        with open(self.src) as f:
+            self.assertEqual(f.read(), self.SRC)
+
+    def test_leftover_refused(self):
+        # A file left mutated: one line, no build.
+        with open(self.src, 'a') as f:
+            f.write('\treturn 0;\t/* mutant: ignored */\n')
+        self.assert_refused(self.cmd, self.src, 'ignored')
+        self.assert_refused(self.build_kernel(self.d), self.src, 'ignored')
+        # Another mutant's file too (abslate's), for every mutant.
+        with open(self.src, 'w') as f:
+            f.write(self.SRC)
+        posix = os.path.join(self.d, 'k', 'kernel', 'time', 'posix-timers.c')
+        os.makedirs(os.path.dirname(posix))
+        with open(posix, 'w') as f:
+            f.write('\tif (flags & TIMER_ABSTIME)\t/* mutant: abslate */\n')
+        self.assert_refused(self.cmd, posix, 'abslate')
+        self.assert_refused(self.build_kernel(self.d), posix, 'abslate')
+        with open(self.src) as f:
+            self.assertEqual(f.read(), self.SRC)
 
     @staticmethod
     def build_kernel(d):
