@@ -63,7 +63,7 @@ for n in "${need[@]}"; do
 	missing+=("$pkg")
 done
 # busybox must be the static one: it runs in the guest.
-if ! { [ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked'; }; then
+if ! { [ -x /bin/busybox ] && file -L /bin/busybox | grep 'statically linked' >/dev/null; }; then
 	missing+=(busybox-static)
 fi
 

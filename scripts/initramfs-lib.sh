@@ -7,7 +7,7 @@ die() { echo "$(basename "$0" .sh): $*" >&2; exit 1; }
 
 # new_root: $root, a temporary tree with busybox and its applets.
 new_root() {
-	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
+	[ -x /bin/busybox ] && file -L /bin/busybox | grep 'statically linked' >/dev/null ||
 		die "/bin/busybox missing or not static: run 'make deps' (busybox-static)"
 	root=$(mktemp -d)
 	trap 'rm -rf "$root"' EXIT

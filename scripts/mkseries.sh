@@ -170,7 +170,7 @@ for p in "${want[@]}"; do
 	for f in "${files[@]}"; do
 		[ -z "${owner[$f]:-}" ] || continue
 		t=${dst[$f]}
-		printf '%s\n' "${edited[@]}" | grep -qxF "${mkfile[$f]}" || continue
+		printf '%s\n' "${edited[@]}" | grep -xF "${mkfile[$f]}" >/dev/null || continue
 		[ -e "$g/$t" ] && die "$t is in the pristine base already"
 		owner[$f]=$(basename "$p")
 		mkdir -p "$(dirname "$g/$t")"

@@ -65,7 +65,7 @@ QEMU_MODULE_DIR=$r/usr/lib/x86_64-linux-gnu/qemu exec "$r/lib64/ld-linux-x86-64.
 	"$r/usr/bin/qemu-system-x86_64" -L "$r/usr/share/qemu" -L "$r/usr/share/seabios" "$@"
 WRAP
 chmod +x "$tmp/xt-bin/qemu-system-x86_64"
-"$tmp/xt-bin/qemu-system-x86_64" --version | head -1 | grep -q 'version 11' ||
+"$tmp/xt-bin/qemu-system-x86_64" --version | awk 'NR == 1 && /version 11/ { ok = 1 } END { exit !ok }' ||
 	{ echo "platform-root: the root's QEMU does not run: $("$tmp/xt-bin/qemu-system-x86_64" --version 2>&1 | head -1)" >&2; exit 1; }
 echo "$want" >"$tmp/.xt-root-done"
 rm -rf "$root"

@@ -162,7 +162,7 @@ for p in "${want[@]}"; do
 	n=$((n + 1))
 	name=$(basename "$p")
 	if [ $is_git = 1 ]; then
-		if git -C "$kdir" log -n 200 --format=%s | grep -qxF "$(subject "$p")"; then
+		if git -C "$kdir" log -n 200 --format=%s | grep -xF "$(subject "$p")" >/dev/null; then
 			continue
 		fi
 		if git -C "$kdir" apply --check "$p" 2>/dev/null &&

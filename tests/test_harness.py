@@ -1781,6 +1781,35 @@ class LkftNames(unittest.TestCase):
                                  'beginning or end of the file.'])
 
 
+class PipefailPipes(unittest.TestCase):
+    """Under pipefail, a pipeline into grep -q fails when grep matched and
+    left before the writer was done: the writer dies of SIGPIPE.  So
+    prepare-tree's "is this patch in the git tree already" said no in 163
+    of 200 tries on a long git log, and mkseries' "does this patch edit
+    the Makefile" (bash's printf writes line by line) can say no under
+    load: a red CI run, "arch/x86/xen/time_kunit.c is in no patch"."""
+
+    def test_grep_q_at_a_pipes_end_fails_under_pipefail(self):
+        # Why the rule below: deterministic with a writer longer than a pipe.
+        def status(pipe: str) -> int:
+            return subprocess.run(['bash', '-c', f'set -o pipefail; {pipe}']).returncode
+        self.assertNotEqual(status('seq 100000 | grep -qx 1'), 0)
+        self.assertEqual(status('seq 100000 | grep -x 1 >/dev/null'), 0)
+
+    def test_no_script_pipes_into_grep_q(self):
+        scripts = os.path.join(HERE, '..', 'scripts')
+        bad = []
+        for name in sorted(os.listdir(scripts)):
+            path = os.path.join(scripts, name)
+            if not name.endswith('.sh'):
+                continue
+            with open(path) as f:
+                for n, line in enumerate(f, 1):
+                    if re.search(r'\|\s*grep\s+(-[a-zA-Z]*q|--quiet)', line):
+                        bad.append(f'{name}:{n}')
+        self.assertEqual(bad, [], 'use grep ... >/dev/null: it reads to the end')
+
+
 class Misses(unittest.TestCase):
     def test_each_mutant_has_a_slop(self):
         # abslate breaks every sleep, at the kernel's default slop: "default"
