@@ -153,8 +153,15 @@ static const struct ce_test_step ce_test_steps[] = {
 	{ "short after far", 1000, CE_SHORT_FIRST, true },
 };
 
-/* What a short expiry programs, and what a second one does while it is pending */
-static void clockevents_test_forced(struct kunit *test)
+/*
+ * Program a fresh device with ce_test_steps[] and judge each step.  A far
+ * step can only be judged when the core saw it far: a CPU away for all
+ * but min_delta_ns of it (a descheduled virtual CPU, a stalled host)
+ * turns it into a short one, and the steps after it then test something
+ * else.  Return false at such a step, with the time its call took in
+ * *@away.
+ */
+static bool ce_test_forced_steps(struct kunit *test, u64 *away)
 {
 	struct ce_test_dev dev;
 	unsigned int i;
@@ -166,6 +173,10 @@ static void clockevents_test_forced(struct kunit *test)
 		u64 spent;
 
 		delta = ce_test_program(test, &dev, s->ahead_ns, &spent);
+		if (s->got == CE_GOT_AHEAD && spent + CE_TEST_MIN_NS >= s->ahead_ns) {
+			*away = spent;
+			return false;
+		}
 		switch (s->got) {
 		case CE_GOT_NOTHING:
 			KUNIT_EXPECT_EQ_MSG(test, delta, ULONG_MAX,
@@ -182,8 +193,7 @@ static void clockevents_test_forced(struct kunit *test)
 		case CE_GOT_AHEAD:
 			KUNIT_EXPECT_LE_MSG(test, (u64)delta, s->ahead_ns,
 					    "step %u (%s)", i, s->what);
-			KUNIT_EXPECT_GE_MSG(test, (u64)delta,
-					    s->ahead_ns - min(spent, s->ahead_ns),
+			KUNIT_EXPECT_GE_MSG(test, (u64)delta, s->ahead_ns - spent,
 					    "step %u (%s)", i, s->what);
 			break;
 		}
@@ -192,6 +202,23 @@ static void clockevents_test_forced(struct kunit *test)
 				    "step %u (%s)", i, s->what);
 #endif
 	}
+	return true;
+}
+
+/* Runs of the steps before a CPU away at a far step each time is a skip */
+#define CE_TEST_TRIES	3
+
+/* What a short expiry programs, and what a second one does while it is pending */
+static void clockevents_test_forced(struct kunit *test)
+{
+	unsigned int try;
+	u64 away = 0;
+
+	for (try = 0; try < CE_TEST_TRIES; try++)
+		if (ce_test_forced_steps(test, &away))
+			return;
+	kunit_skip(test, "far step seen short in %u runs: a call took %llu ns, the CPU was away",
+		   CE_TEST_TRIES, away);
 }
 
 static struct kunit_case clockevents_test_cases[] = {
