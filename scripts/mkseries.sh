@@ -103,7 +103,13 @@ PY
 		name=$me_name email=$me_email
 	fi
 fi
-gg() { git -C "$g" -c user.name="$name" -c user.email="$email" -c core.abbrev=12 "$@"; }
+# No automatic gc: the tree's 90,000 loose objects would make each git am
+# start a repack of the whole tree in the background, CPU taken from the
+# guests boot-check runs beside the series checks.
+gg() {
+	git -C "$g" -c user.name="$name" -c user.email="$email" -c core.abbrev=12 \
+		-c gc.auto=0 -c maintenance.auto=false "$@"
+}
 
 if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
 	[ -f "$tarball" ] || die "$tarball missing: run 'make deps KVER=$kver'"
