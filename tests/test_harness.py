@@ -373,6 +373,36 @@ class CapturedConsoles(unittest.TestCase):
             self.assertFalse(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S - 1))
             self.assertTrue(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S))
 
+    def test_dom0s_quiet_notes(self):
+        # dom0's watchdog on a quiet PVH domU: its notes (DOMU-QUIET) are
+        # not the guest's output.  A hang stays a hang, timed from the
+        # domU's own last line; in the middle of a selftest they change
+        # neither the verdict nor what is read of the results.
+        notes = ['@@XT DOMU-QUIET log 81234 bytes, 30 s without output (1 of at most 3); '
+                 'the domU goes on',
+                 '@@XT DOMU-QUIET Name                                        ID   Mem VCPUs\t'
+                 'State\tTime(s)',
+                 '@@XT DOMU-QUIET xt1                                          1   256     2\t'
+                 '-b----\t      41.3',
+                 '@@XT DOMU-QUIET vcpu0:',
+                 '@@XT DOMU-QUIET rip: ffffffff81a3c1e5 default_idle+0x15']
+        lines = captured('console.pvh-ok')
+        cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
+        w = xt_console.Watcher(1.0, 2.0, domu=True)
+        for k, line in enumerate(cut):
+            w.feed(line, 100.0 * (k + 1) / len(cut))
+        for k, line in enumerate(notes):
+            w.feed(line, 135.0 + k)
+        w.feed('@@XT DOMU-TIMEOUT 300', 300.0)
+        self.assertEqual((w.outcome, w.ending.kind), (xt_model.Outcome.FAIL, 'hang'), w.status)
+        self.assertIn('nothing printed for 200 s', w.status)
+
+        at = next(k for k, line in enumerate(lines) if 'interval_1000us_avg' in line)
+        noted = lines[:at] + notes + lines[at:]
+        self.assertEqual(watch(noted, qemu_rc=0).status, 'ok')
+        self.assertEqual(xt_console.parse(xt_console.guest_output(noted), [50, 1000], 100),
+                         xt_console.parse(lines, [50, 1000], 100))
+
     def test_pvh_domu(self):
         # A PVH boot: dom0 (no KUnit) starts the guest as a PVH domU.
         lines = captured('console.pvh-ok')
