@@ -74,11 +74,11 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
     log = os.path.join(outdir, f'console-{idx}.log')
     with open(log, 'w') as f:
         f.write('\n'.join(boot.lines) + '\n')
-    lines = xt_console.guest_output(boot.lines)
+    guest = xt_console.guest_output(boot.lines)
     r = BootResult(config=config, ending=boot.ending, seconds=round(boot.seconds, 1),
                    console=log, guest_cmdline=boot.guest_cmdline,
                    timing=dict(boot.timing()),
-                   facts=xt_console.parse(lines, check.intervals, check.spike_us,
+                   facts=xt_console.parse(guest, check.intervals, check.spike_us,
                                           check.tests))
     if not boot.ending.reached:
         r.last_lines = boot.tail()
@@ -94,7 +94,7 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
         klog = os.path.join(outdir, f'kunit-{idx}.log')
         with open(klog, 'w') as f:
             f.write('\n'.join(xt_console.kunit_lines(
-                lines, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
+                guest, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
         r.kunit = ktap_parse(check.kunit_py, klog, check.kunit_min)
     return r
 

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import re
 import time
+import types
 import unittest
 from unittest import mock
 
@@ -402,6 +403,30 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(watch(noted, qemu_rc=0).status, 'ok')
         self.assertEqual(xt_console.parse(xt_console.guest_output(noted), [50, 1000], 100),
                          xt_console.parse(lines, [50, 1000], 100))
+
+    def test_evaluate_writes_each_stream_and_kunit_its_own(self):
+        # evaluate() once handed KUnit at boot the last selftest's stream
+        # (a loop variable reused): "Ran 6 tests ... fewer than the 10
+        # required" on a domU whose KUnit had passed.
+        lines = captured('console.pvh-ok')
+        boot = types.SimpleNamespace(
+            lines=lines, guest_cmdline='', seconds=1.0, tail=lambda n=15: lines[-n:],
+            timing=lambda: [], ending=watch(lines, qemu_rc=0).ending)
+        check = xt_model.CheckSettings((50, 1000), 100, (xt_console.SLOP_TEST,
+                                                          xt_console.LATENCY_TEST),
+                                       kunit_py='kunit.py', kunit_boot=True)
+        parsed = {}
+
+        def fake_parse(kunit_py, path, min_cases=1):
+            with open(path) as f:
+                parsed[os.path.basename(path)] = f.read().splitlines()
+            return None
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(xt_verdict, 'ktap_parse', fake_parse):
+            xt_verdict.evaluate(boot, Config('', 'pvh', None, None), check, tmp, '1')
+        self.assertEqual(parsed['kunit-1.log'],
+                         xt_console.kunit_lines(lines, raw=xt_kunit.reads_raw_console('kunit.py')))
+        self.assertIn('ktap-1-xen_timer_latency_test.txt', parsed)
 
     def test_pvh_domu(self):
         # A PVH boot: dom0 (no KUnit) starts the guest as a PVH domU.
