@@ -611,10 +611,17 @@ def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
         tags = [try_tag(args, j) for j in pending]
         print(f'{btag}: booting Xen and dom0 for {len(pending)} domUs: '
               + ', '.join(f'[{j.k}]' for j in pending), flush=True)
-        gb.run(lambda i, s: print(f'{tags[i] if i >= 0 else btag}: {s}', flush=True))
         glog = os.path.join(boots, f'group-{len(groups) + 1}.log')
-        with open(glog, 'w') as f:
-            f.write('\n'.join(gb.lines) + '\n')
+        try:
+            gb.run(lambda i, s: print(f'{tags[i] if i >= 0 else btag}: {s}', flush=True))
+        except Stopped:
+            # No verdict, but the domUs' consoles so far are kept: a
+            # starved boot of 20 domUs may have run for hours.
+            print(f'{btag}: stopped; its console so far: {glog}', flush=True)
+            raise
+        finally:
+            with open(glog, 'w') as f:
+                f.write('\n'.join(gb.lines) + '\n')
         group = GroupRecord(index=len(groups) + 1, xen_cmdline=gb.xen_cmd,
                             guest_type=machine.guest.name, seconds=round(gb.seconds, 1),
                             shared_seconds=round(gb.shared_seconds, 1),

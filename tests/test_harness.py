@@ -4,6 +4,7 @@ import argparse
 import contextlib
 import dataclasses
 import errno
+import glob
 import io
 import json
 import os
@@ -1577,7 +1578,8 @@ class Terminated(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             qemu = os.path.join(d, 'qemu-system-x86_64')
             with open(qemu, 'w') as f:
-                f.write('#!/bin/sh\necho $$ >"$FAKE_DIR/pid"\nexec sleep 60\n')
+                f.write('#!/bin/sh\necho "(XEN) Xen version 4.17.7"\n'
+                        'echo $$ >"$FAKE_DIR/pid"\nexec sleep 60\n')
             os.chmod(qemu, 0o755)
             for f in ('xen', 'kernel', 'initrd', 'dom0'):
                 touch(os.path.join(d, f))
@@ -1597,6 +1599,7 @@ class Terminated(unittest.TestCase):
                 time.sleep(0.1)
             with open(pid) as f:
                 qemu_pid = int(f.read())
+            time.sleep(1)  # the harness reads QEMU's first line
             p.send_signal(signal.SIGTERM)
             _, err = p.communicate(timeout=20)
             self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
@@ -1607,6 +1610,11 @@ class Terminated(unittest.TestCase):
                     os.kill(qemu_pid, 0)
                     time.sleep(0.1)
             self.assertEqual(os.listdir(os.path.join(d, 'tmp')), [])
+            # The group boot's console so far is kept.
+            glog = glob.glob(os.path.join(d, 'out', '*-boots', 'group-1.log'))
+            self.assertEqual(len(glog), 1, os.listdir(os.path.join(d, 'out')))
+            with open(glog[0]) as f:
+                self.assertIn('(XEN) Xen version 4.17.7', f.read().splitlines())
 
 
 class Retries(FakeQemu):
