@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the harness (scripts/harness.py and its xt_* modules)."""
 import argparse
+import array
 import contextlib
 import dataclasses
 import errno
+import fcntl
 import glob
 import io
 import json
@@ -13,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import re
 import time
 import types
@@ -1599,7 +1602,15 @@ class Terminated(unittest.TestCase):
                 time.sleep(0.1)
             with open(pid) as f:
                 qemu_pid = int(f.read())
-            time.sleep(1)  # the harness reads QEMU's first line
+            # Stop once the harness has read QEMU's first line: nothing left
+            # in the pipe (a fixed sleep could fall short on a busy host).
+            with open(f'/proc/{qemu_pid}/fd/1', 'rb', buffering=0) as out:
+                for _ in range(200):
+                    queued = array.array('i', [0])
+                    fcntl.ioctl(out, termios.FIONREAD, queued)
+                    if not queued[0]:
+                        break
+                    time.sleep(0.05)
             p.send_signal(signal.SIGTERM)
             _, err = p.communicate(timeout=20)
             self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
