@@ -62,8 +62,8 @@
 #define MAX_EVENTS	200000
 
 /* Formats of the long lines, each on one line so that they can be grepped */
-#define LONE_EARLY_FMT \
-	"one early fire of %zu judged, the clock moving: the result is the platform's\n"
+#define MOVING_EARLY_FMT \
+	"%zu early fires of %zu judged, the clock moving: the result is the platform's\n"
 #define STUCK_FMT \
 	"%zu early fires beside %zu events the guest's clock stood still at, the platform's: %s\n"
 #define XT_PROG_FMT \
@@ -538,7 +538,7 @@ int main(int argc, char **argv)
 	if (missed)
 		ksft_print_msg("the probes missed %ld hits: the trace is incomplete\n", missed);
 	if (r.early_platform && !r.stuck)
-		ksft_print_msg(LONE_EARLY_FMT, r.judged_fires);
+		ksft_print_msg(MOVING_EARLY_FMT, r.early_fires, r.judged_fires);
 	else if (r.early_excused || r.early_platform)
 		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck, r.early_excused ?
 			       "judged without them" : "the result is the platform's");
