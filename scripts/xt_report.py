@@ -78,7 +78,11 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
               f'{p.min_delta_ns} ns; {p.short} requests below the slop, '
               f'{p.short_not_slop} handed another; {p.pending} met a forced '
               f'event pending, {p.pending_called} called the device; '
-              f'{p.early} of {p.fires} fires early\n')
+              f'{p.early} of {p.judged_fires} judged fires early (worst by '
+              f'{p.early_by_ns} ns), beside {p.stuck} events of a clock that '
+              f'stood still; quickest forced event {p.forced_min_ns} ns (limit '
+              f'{p.upper_limit_ns if p.upper_judged else "not judged"}); '
+              f'{p.pair_early} of {p.pair_fires} pairs sooner than the slop\n')
         for n in r.facts.noise:
             w(f'# {n}\n')
         w('\n# verdicts\n')
