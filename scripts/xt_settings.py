@@ -185,6 +185,14 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
                 guest='xt_domu_memory'),
         Setting('timeout', 'TIMEOUT', 'int', '300', 'seconds per boot (per domU)', 10, 86400,
                 guest='xt_domu_timeout'),
+        # QEMU's TCG CPUs have no invariant TSC, so in its default
+        # tsc_mode Xen traps every RDTSC of a PVH or HVM domU, which a host
+        # with one (the thread's) runs natively: native halves a PVH
+        # domU's kernel boot under load (RESULTS.md, Platforms).
+        Setting('domu_tsc', 'DOMU_TSC', 'choice', 'native',
+                "a domU's tsc_mode (xl.cfg): native, or Xen's default (RDTSC "
+                'trapped under TCG)', choices=('native', 'default'),
+                guest='xt_domu_tsc_mode'),
         Setting('retries', 'RETRIES', 'int', '2',
                 'boot a config again this many times while it ends INFRA', 0, 10),
         Setting('accel', 'ACCEL', 'choice', 'auto',
@@ -257,13 +265,14 @@ def guest_params(table: tuple[Setting, ...], values: dict[str, object],
     """The xt_*= parameters of the settings' values: the guest's (read by
     scripts/guest-init), or with domu those of dom0's command line that
     shape the domU (scripts/dom0-init's xt_domu_*).  A setting given per
-    config (the slops) is the config's to emit; an empty text is left out."""
+    config (the slops) is the config's to emit; an empty text, or a
+    choice left at "default" (the domain's own), is left out."""
     out = []
     for s in table:
         if not s.guest.startswith('xt_') or s.guest.startswith('xt_domu_') != domu:
             continue
         text = param_value(s, values[s.key])
-        if text:
+        if text and not (s.kind == 'choice' and text == DEFAULT):
             out.append(f'{s.guest}={text}')
     return tuple(out)
 

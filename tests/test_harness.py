@@ -1119,7 +1119,14 @@ class GuestTypes(unittest.TestCase):
                                    '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200',
                                    'TIMEOUT=60'])
         self.assertEqual(args.domu_params, ('xt_domu_vcpus=1', 'xt_domu_memory=200',
-                                            'xt_domu_timeout=60'))
+                                            'xt_domu_timeout=60', 'xt_domu_tsc_mode=native'))
+        # Xen's own tsc_mode is left to xl: nothing on dom0's command line.
+        self.assertNotIn('xt_domu_tsc_mode=default', harness.parse_args(
+            ['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh', '--dom0-initrd',
+             self.files[-1], 'DOMU_TSC=default']).domu_params)
+        self.assertIn('DOMU_TSC: "rdtsc" is not one of native default',
+                      self.main_fails(['--guest-types', 'pvh', '--dom0-initrd', self.files[-1],
+                                       'DOMU_TSC=rdtsc']))
         m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf',
                             kernel='k', initrd=self.files[5], vcpus=1, timeout=60,
                             domu_params=args.domu_params)
@@ -1131,7 +1138,8 @@ class GuestTypes(unittest.TestCase):
         dom0, initrd = cmd[cmd.index('-initrd') + 1].split(',')
         # VCPUS, MEMORY and TIMEOUT reach the domU through dom0-init.
         self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh xt_domu_vcpus=1 '
-                         'xt_domu_memory=200 xt_domu_timeout=60 console=hvc0')
+                         'xt_domu_memory=200 xt_domu_timeout=60 xt_domu_tsc_mode=native '
+                         'console=hvc0')
         # The domUs' command lines are a cpio archive after dom0's initramfs.
         with open(initrd, 'rb') as f:
             listing = subprocess.run(['cpio', '-i', '--to-stdout', '--quiet', 'etc/xt-domus'],
