@@ -578,21 +578,10 @@ static void test_prog_check(void)
 		 * of sixty is left out and three of sixty leave the result to
 		 * the platform; sixty early fires of sixty stay the kernel's.
 		 */
-		struct xt_event t[256];
-		size_t k, m = 0;
-		uint64_t ts = 1000000000ULL;
+		struct xt_event t[1 + 4 * 60];
+		size_t k, m;
 
-		t[m++] = (struct xt_event){ .type = XT_EV_FIRE, .ts = ts };
-		for (k = 0; k < 60; k++) {
-			ts += 20000;
-			t[m++] = (struct xt_event){ .type = XT_EV_PROG, .ts = ts,
-						    .expires = (int64_t)ts - 5000, .force = 1 };
-			t[m++] = (struct xt_event){ .type = XT_EV_NEXT, .ts = ts + 1000,
-						    .delta = 2000000 };
-			t[m++] = (struct xt_event){ .type = XT_EV_RET, .ts = ts + 2000 };
-			ts += k < 59 ? 2061000 : 1000000;
-			t[m++] = (struct xt_event){ .type = XT_EV_FIRE, .ts = ts };
-		}
+		m = forced_events(t, 60, 60);
 		xt_prog_check(t, m, 2000000, XT_CORE_FORCED, 50000, &v);
 		CHECK(v.early_fires == 1 && !v.stuck && v.fires_ok && !v.early_excused &&
 		      v.early_platform,
