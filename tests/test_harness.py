@@ -1114,7 +1114,7 @@ class GuestTypes(unittest.TestCase):
         self.assertIn('XENS: "4.18" is not one of 4.17 4.20', self.main_fails(['XENS=4.18']))
 
     def test_dom0_does_not_take_the_guests_parameters(self):
-        # VCPUS, MEMORY and TIMEOUT as the harness makes them.
+        # VCPUS, MEMORY, TIMEOUT and DOMU_TSC as the harness makes them.
         args = harness.parse_args(['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh',
                                    '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200',
                                    'TIMEOUT=60'])
@@ -1136,7 +1136,7 @@ class GuestTypes(unittest.TestCase):
         self.assertEqual(b.parts[0].guest_cmdline,
                          'console=hvc0 xen_timer_slop xt_intervals=50,1000')
         dom0, initrd = cmd[cmd.index('-initrd') + 1].split(',')
-        # VCPUS, MEMORY and TIMEOUT reach the domU through dom0-init.
+        # VCPUS, MEMORY, TIMEOUT and DOMU_TSC reach the domU through dom0-init.
         self.assertEqual(dom0, 'k kunit.enable=0 xt_domu_type=pvh xt_domu_vcpus=1 '
                          'xt_domu_memory=200 xt_domu_timeout=60 xt_domu_tsc_mode=native '
                          'console=hvc0')
