@@ -572,9 +572,10 @@ static void test_prog_check(void)
 	      "no events: nothing judged");
 	{
 		/*
-		 * Fifty-nine forced events, then one that fires 1 ms early:
-		 * the kernel's with a clock that never stood still; beside one
-		 * that did (three events in one microsecond elsewhere), one
+		 * Fifty-nine forced events, then one that fires 1 ms early.
+		 * With the clock moving, one early fire of sixty is the
+		 * platform's and two are the kernel's; beside a clock that
+		 * stood still (three events in one microsecond elsewhere), one
 		 * of sixty is left out and three of sixty leave the result to
 		 * the platform; sixty early fires of sixty stay the kernel's.
 		 */
