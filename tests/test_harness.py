@@ -315,6 +315,33 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(xt_console.serial_lines('a(XEN) b(XEN) c'), ['a', '(XEN) b', '(XEN) c'])
         self.assertEqual(xt_console.serial_lines('(XEN) Xen'), ['(XEN) Xen'])
 
+    def test_xen_lines_between_a_guest_stream(self):
+        # make check of 6618260: a PVH domU triple-faulted in cyclictest,
+        # after its selftests, while dom0 was still printing their output;
+        # Xen's 15-line dump came between "# selftests: ... latency_test"
+        # and its "# TAP version 13", and lkft-check found the stream
+        # "tappy: The version must be on the first line" (make check
+        # failed on an INFRA try that passed on its retry).
+        raw = captured('console.pvh-domu-xen-dump-in-selftest')
+        at = raw.index('# selftests: xen_timer: xen_timer_latency_test')
+        self.assertEqual(raw[at + 1], '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
+        guest = xt_console.guest_output(raw)
+        self.assertFalse(any(line.startswith(xt_console.XEN_PREFIX) for line in guest))
+        r = xt_console.parse(guest, [50, 1000], 100)
+        self.assertEqual(r.problems, [])
+        for name, stream in r.streams.items():
+            self.assertFalse(any('(XEN)' in line for line in stream), name)
+        self.assertEqual(r.streams['xen_timer_latency_test'][:2], ['TAP version 13', '1..6'])
+        self.assertEqual(xt_lkft.problems({'a': r.streams['run_kselftest.sh']}), [])
+        found, why = xt_lkft.tap_problems({'a': r.streams['run_kselftest.sh']})
+        if why:
+            self.skipTest(why)
+        self.assertEqual(found, [])
+        # What the check found before: the stream with Xen's lines in it.
+        found, _ = xt_lkft.tap_problems({'a': xt_console.blocks(raw)['kselftest'].lines})
+        self.assertIn('a: xen_timer_latency_test: tappy: The version must be on the first '
+                      'line.', found)
+
     def test_panic(self):
         lines = captured('console.pv-panic')
         w = watch(lines, qemu_rc=0)
