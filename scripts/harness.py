@@ -540,9 +540,10 @@ class Job:
     result: BootResult | None = None
 
 
-def try_done(args: Request, job: Job, r: BootResult) -> bool:
+def try_done(args: Request, job: Job, r: BootResult, retry: bool = True) -> bool:
     """Record one try of job (its result r): True if it is to be booted
-    again (it ended INFRA and has tries left).  A FAIL never is."""
+    again (it ended INFRA, has tries left and the run goes on).  A FAIL
+    never is."""
     n = len(job.tries) + 1
     ttag = try_tag(args, job)
     # A finished boot that is INFRA: checks the platform could not resolve.
@@ -558,7 +559,7 @@ def try_done(args: Request, job: Job, r: BootResult) -> bool:
     if r.finished and r.kunit is not None and not r.kunit.ok:
         why += ', KUnit failed'
     print(f'{ttag}: {str(r.outcome).upper()} ({why}) in {r.seconds:.0f} s', flush=True)
-    if r.outcome is Outcome.INFRA and n <= args.retries:
+    if r.outcome is Outcome.INFRA and retry and n <= args.retries:
         print(f'{ttag}: the emulator, Xen or the firmware broke, not the kernel: '
               'booting it again', flush=True)
         return True
@@ -615,37 +616,52 @@ def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
         try:
             gb.run(lambda i, s: print(f'{tags[i] if i >= 0 else btag}: {s}', flush=True))
         except Stopped:
-            # No verdict, but the domUs' consoles so far are kept: a
-            # starved boot of 20 domUs may have run for hours.
+            # The domUs that were over are judged, and every console so
+            # far is kept: a starved boot of 20 domUs may have run for hours.
             print(f'{btag}: stopped; its console so far: {glog}', flush=True)
+            judge_group(args, boots, gb, pending, glog, groups, gb.settled())
             raise
         finally:
             with open(glog, 'w') as f:
                 f.write('\n'.join(gb.lines) + '\n')
-        group = GroupRecord(index=len(groups) + 1, xen_cmdline=gb.xen_cmd,
-                            guest_type=machine.guest.name, seconds=round(gb.seconds, 1),
-                            shared_seconds=round(gb.shared_seconds, 1),
-                            shared_timing=dict(gb.shared_timing), console=glog)
-        groups.append(group)
         print(f'{btag}: Xen and dom0 took {gb.shared_seconds:.0f} s, the boot '
               f'{gb.seconds:.0f} s', flush=True)
-        again = []
-        for j, part in zip(pending, gb.parts):
-            if not part.reached:
-                print(f'{try_tag(args, j)}: not run (the boot ended before its domU); '
-                      'booting it again', flush=True)
-                again.append(j)
-                continue
-            r = xt_verdict.evaluate(part, j.config, args.check, boots, try_idx(j))
-            r.xen_cmdline = gb.xen_cmd
-            r.group = group.index
-            group.configs.append(j.k)
-            if try_done(args, j, r):
-                again.append(j)
-        if not group.configs:
+        ngroups = len(groups)
+        again = judge_group(args, boots, gb, pending, glog, groups, gb.parts)
+        if len(groups) == ngroups:
             # Cannot happen: the domU that ended a boot has its result.
             die(f'{btag}: internal error: no domU of the boot got a result')
         pending = again
+
+
+def judge_group(args: Request, boots: str, gb: xt_boot.GroupBoot, jobs: list[Job],
+                glog: str, groups: list[GroupRecord], parts: list[xt_boot.Part]) -> list[Job]:
+    """Judge parts, the domUs of the Xen boot gb (its console glog) that
+    are over, each a try of its job; the boot joins groups if one had a
+    result.  Returns the jobs to boot again: those the boot never reached
+    and the INFRA ones with tries left, none when gb was stopped (then
+    parts are those that ended before the stop, gb.settled())."""
+    stopped = parts is not gb.parts
+    group = GroupRecord(index=len(groups) + 1, xen_cmdline=gb.xen_cmd,
+                        guest_type=gb.m.guest.name, seconds=round(gb.seconds, 1),
+                        shared_seconds=round(gb.shared_seconds, 1),
+                        shared_timing=dict(gb.shared_timing), console=glog)
+    again = []
+    for j, part in zip(jobs, parts):
+        if not part.reached:
+            print(f'{try_tag(args, j)}: not run (the boot ended before its domU); '
+                  'booting it again', flush=True)
+            again.append(j)
+            continue
+        r = xt_verdict.evaluate(part, j.config, args.check, boots, try_idx(j))
+        r.xen_cmdline = gb.xen_cmd
+        r.group = group.index
+        group.configs.append(j.k)
+        if try_done(args, j, r, retry=not stopped):
+            again.append(j)
+    if group.configs:
+        groups.append(group)
+    return again
 
 
 @contextlib.contextmanager
@@ -735,11 +751,13 @@ def only_run(out: str, name: str) -> Iterator[None]:
 
 class Stopped(Exception):
     """SIGTERM or SIGHUP: end the run through every finally (QEMU killed,
-    temporary files removed)."""
+    temporary files removed).  judged: what run() wrote of the configs
+    whose boots were over (how many of how many, and where), if any."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
+        self.judged = ''
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -757,8 +775,8 @@ def main(argv: list[str]) -> int:
             with host_load(args.host_load):
                 return misses(args) if args.cmd == 'misses' else run(args)
     except Stopped as e:
-        print(f'harness: stopped by {signal.Signals(e.signum).name}: no verdict '
-              '(the run, not the kernel)', file=sys.stderr)
+        print(f'harness: stopped by {signal.Signals(e.signum).name}: '
+              f'{e.judged or "no verdict"} (the run, not the kernel)', file=sys.stderr)
         return 128 + e.signum
     except OSError as e:
         # The host's, not the kernel's: a full disk, a file gone.
@@ -867,10 +885,11 @@ def lava_jobs(args: Request) -> int:
     return xt_model.EXIT_FAIL if bad else xt_model.EXIT_PASS
 
 
-def boot_all(args: Request, configs: list[Config],
-             boots: str) -> tuple[list[BootResult], list[GroupRecord], str, str]:
+def boot_all(args: Request, configs: list[Config], boots: str
+             ) -> tuple[list[BootResult], list[GroupRecord], str, str, Stopped | None]:
     """Boot every config here: (results, the Xen boots that ran domUs,
-    the acceleration, why)."""
+    the acceleration, why, the stop that ended the run early with the
+    results of the boots that were over, or None)."""
     try:
         accel_args, accel, accel_why = xt_boot.choose_accel(
             args.accel, args.xen_elf(args.xens[0]), args.vcpus,
@@ -894,20 +913,24 @@ def boot_all(args: Request, configs: list[Config],
             grouped.setdefault(j.config.xen_key, []).append(j)
     groups: list[GroupRecord] = []
     done_groups = set()
-    for j in jobs:
-        machine = machines[machine_key(args, j.config)]
-        if not machine.guest.domu:
-            boot_config(args, machine, boots, j)
-            continue
-        key = j.config.xen_key
-        if key in done_groups:
-            continue
-        done_groups.add(key)
-        _, _, t, x = key
-        gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {j.config.lead}{t.upper()} '
-                f'Xen ({x})')
-        boot_group(args, machine, boots, grouped[key], gtag, groups)
-    return [j.result for j in jobs if j.result is not None], groups, accel, accel_why
+    stopped = None
+    try:
+        for j in jobs:
+            machine = machines[machine_key(args, j.config)]
+            if not machine.guest.domu:
+                boot_config(args, machine, boots, j)
+                continue
+            key = j.config.xen_key
+            if key in done_groups:
+                continue
+            done_groups.add(key)
+            _, _, t, x = key
+            gtag = (f'[Xen {len(done_groups)}/{len(grouped)}] {j.config.lead}{t.upper()} '
+                    f'Xen ({x})')
+            boot_group(args, machine, boots, grouped[key], gtag, groups)
+    except Stopped as e:
+        stopped = e
+    return [j.result for j in jobs if j.result is not None], groups, accel, accel_why, stopped
 
 
 def merge_logs(args: Request, configs: list[Config], boots: str) -> list[BootResult]:
@@ -943,12 +966,15 @@ def run(args: Request) -> int:
     os.makedirs(boots)
     t0 = time.monotonic()
     groups: list[GroupRecord] = []
+    stopped = None
     if args.cmd == 'merge':
         results = merge_logs(args, configs, boots)
         accel = 'kvm' if lava_accel(args) else 'tcg'
         accel_why = "the LAVA jobs' context"
     else:
-        results, groups, accel, accel_why = boot_all(args, configs, boots)
+        results, groups, accel, accel_why, stopped = boot_all(args, configs, boots)
+        if stopped is not None and not results:
+            raise stopped
     total = time.monotonic() - t0
     renamed, disagree = cross_boot_differences(args, results)
     summary = xt_model.RunSummary(
@@ -961,8 +987,16 @@ def run(args: Request) -> int:
         groups=tuple(groups), name_differences=tuple(renamed),
         type_differences=tuple(disagree),
         platforms=tuple((x, args.platform(x), d)
-                        for x, d in zip(args.xens, args.xen_slop_defaults)))
+                        for x, d in zip(args.xens, args.xen_slop_defaults)),
+        stopped=signal.Signals(stopped.signum).name if stopped else '',
+        configs_asked=len(configs))
     files = write_reports(args, summary, f'{accel.upper()} ({accel_why})')
+    if stopped is not None:
+        # The boots that were over have their verdicts; the run has none.
+        js = os.path.join(args.out, f'{args.name}.json')
+        stopped.judged = (f'{len(results)} of {len(configs)} configs judged, in {js}; '
+                          'the rest have no verdict')
+        raise stopped
     print(f'harness: {len(configs)} configs in {total:.0f} s; {files}; consoles in {boots}')
     return run_exit(args, summary)
 

@@ -523,6 +523,8 @@ class GroupBoot:
         """A console line at t: a domU's start moves to the next part; the
         line goes to the shared part's Watcher or the current part's."""
         self.lines.append(line)
+        # The boot so far; run() sets QEMU's whole time when it exits.
+        self.seconds = t
         if line.startswith(xt_console.DOMU_START) and self.cur + 1 < len(self.parts) and \
                 self.dead is None:
             self.cur += 1
@@ -587,9 +589,22 @@ class GroupBoot:
         p.seconds = self.seconds - p.start
         p.watch.finish(self.seconds, timeout=timeout if p.watch.status is None else None,
                        qemu_rc=rc)
+        self.close_earlier()
+
+    def close_earlier(self) -> None:
+        """End each part before the current one: dom0 started the next
+        domU, so its console is whole (and if its domU had not ended, dom0
+        cut it off)."""
         for q in self.parts[:self.cur]:
             if q.watch.ending is None:
                 q.watch.ending = xt_model.Ending(
                     xt_model.Outcome.INFRA, 'dom0 started the next domU before this one '
                     'ended (dom0-init)')
             q.watch.marks.append(('end', q.start + q.seconds))
+
+    def settled(self) -> list[Part]:
+        """After a stop (SIGTERM while QEMU ran): the parts whose domU was
+        over, the next one having started, ended as finish() ends them.  The
+        current part, and those after it, have no result."""
+        self.close_earlier()
+        return self.parts[:max(self.cur, 0)]

@@ -541,6 +541,10 @@ class RunSummary:
     # The Xen axis: (Xen version, the platform in words, its timer_slop
     # default in ns as read from the binary).
     platforms: tuple[tuple[str, str, int], ...] = ()
+    # A run stopped by a signal (its name) has the results of the boots
+    # that were over, of configs_asked.
+    stopped: str = ''
+    configs_asked: int = 0
 
     def count(self, outcome: Outcome) -> int:
         return sum(r.outcome is outcome for r in self.results)
@@ -563,6 +567,7 @@ class RunSummary:
                 'retries': self.retries, 'infra_tries': self.infra_tries,
                 'name_differences': list(self.name_differences),
                 'type_differences': list(self.type_differences),
+                'stopped': self.stopped or None, 'configs_asked': self.configs_asked,
                 'groups': [g.as_json() for g in self.groups],
                 'configs': [r.as_json() for r in self.results]}
 

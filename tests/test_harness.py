@@ -1610,57 +1610,92 @@ class MutantBuild(unittest.TestCase):
 
 class Terminated(unittest.TestCase):
     """A harness stopped with SIGTERM (CI's timeout, kill) leaves no
-    QEMU and no temporary files behind."""
+    QEMU and no temporary files behind, and keeps what it could judge."""
+
+    def stop(self, d, console, extra):
+        """harness.py matrix with a QEMU that prints console and waits,
+        stopped with SIGTERM once it read all of it: (exit status, stderr,
+        QEMU's pid)."""
+        qemu = os.path.join(d, 'qemu-system-x86_64')
+        with open(os.path.join(d, 'console'), 'w') as f:
+            f.write('\n'.join(console) + '\n')
+        with open(qemu, 'w') as f:
+            f.write('#!/bin/sh\ncat "$FAKE_DIR/console"\n'
+                    'echo $$ >"$FAKE_DIR/pid"\nexec sleep 60\n')
+        os.chmod(qemu, 0o755)
+        for f in ('xen', 'kernel', 'initrd', 'dom0'):
+            touch(os.path.join(d, f))
+        os.mkdir(os.path.join(d, 'tmp'))
+        env = dict(os.environ, PATH=d + ':' + os.environ['PATH'], FAKE_DIR=d,
+                   TMPDIR=os.path.join(d, 'tmp'))
+        p = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'), 'matrix',
+             '--accel', 'tcg', '--out', d + '/out', '--dom0-initrd', os.path.join(d, 'dom0'),
+             'XENS=4.17', *extra] +
+            [x for f in ('xen', 'kernel', 'initrd') for x in (f'--{f}', os.path.join(d, f))],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        pid = os.path.join(d, 'pid')
+        for _ in range(100):
+            if os.path.exists(pid) and os.path.getsize(pid):
+                break
+            time.sleep(0.1)
+        with open(pid) as f:
+            qemu_pid = int(f.read())
+        # Stop once the harness has read all QEMU printed: nothing left
+        # in the pipe (a fixed sleep could fall short on a busy host).
+        with open(f'/proc/{qemu_pid}/fd/1', 'rb', buffering=0) as out:
+            for _ in range(200):
+                queued = array.array('i', [0])
+                fcntl.ioctl(out, termios.FIONREAD, queued)
+                if not queued[0]:
+                    break
+                time.sleep(0.05)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=20)
+        with self.assertRaises(ProcessLookupError):
+            for _ in range(50):
+                os.kill(qemu_pid, 0)
+                time.sleep(0.1)
+        self.assertEqual(os.listdir(os.path.join(d, 'tmp')), [])
+        return p.returncode, err, qemu_pid
 
     def test_sigterm(self):
         with tempfile.TemporaryDirectory() as d:
-            qemu = os.path.join(d, 'qemu-system-x86_64')
-            with open(qemu, 'w') as f:
-                f.write('#!/bin/sh\necho "(XEN) Xen version 4.17.7"\n'
-                        'echo $$ >"$FAKE_DIR/pid"\nexec sleep 60\n')
-            os.chmod(qemu, 0o755)
-            for f in ('xen', 'kernel', 'initrd', 'dom0'):
-                touch(os.path.join(d, f))
-            os.mkdir(os.path.join(d, 'tmp'))
-            env = dict(os.environ, PATH=d + ':' + os.environ['PATH'], FAKE_DIR=d,
-                       TMPDIR=os.path.join(d, 'tmp'))
-            p = subprocess.Popen(
-                [sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'), 'matrix',
-                 '--accel', 'tcg', '--out', d + '/out', '--guest-types', 'pv-domu',
-                 '--dom0-initrd', os.path.join(d, 'dom0'), 'XENS=4.17'] +
-                [x for f in ('xen', 'kernel', 'initrd') for x in (f'--{f}', os.path.join(d, f))],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            pid = os.path.join(d, 'pid')
-            for _ in range(100):
-                if os.path.exists(pid) and os.path.getsize(pid):
-                    break
-                time.sleep(0.1)
-            with open(pid) as f:
-                qemu_pid = int(f.read())
-            # Stop once the harness has read QEMU's first line: nothing left
-            # in the pipe (a fixed sleep could fall short on a busy host).
-            with open(f'/proc/{qemu_pid}/fd/1', 'rb', buffering=0) as out:
-                for _ in range(200):
-                    queued = array.array('i', [0])
-                    fcntl.ioctl(out, termios.FIONREAD, queued)
-                    if not queued[0]:
-                        break
-                    time.sleep(0.05)
-            p.send_signal(signal.SIGTERM)
-            _, err = p.communicate(timeout=20)
-            self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+            rc, err, _ = self.stop(d, ['(XEN) Xen version 4.17.7'],
+                                   ['--guest-types', 'pv-domu'])
+            self.assertEqual(rc, 128 + signal.SIGTERM, err)
             self.assertEqual(err.strip().splitlines()[-1],
                              'harness: stopped by SIGTERM: no verdict (the run, not the kernel)')
-            with self.assertRaises(ProcessLookupError):
-                for _ in range(50):
-                    os.kill(qemu_pid, 0)
-                    time.sleep(0.1)
-            self.assertEqual(os.listdir(os.path.join(d, 'tmp')), [])
+            self.assertFalse(glob.glob(os.path.join(d, 'out', '*.json')))
             # The group boot's console so far is kept.
             glog = glob.glob(os.path.join(d, 'out', '*-boots', 'group-1.log'))
             self.assertEqual(len(glog), 1, os.listdir(os.path.join(d, 'out')))
             with open(glog[0]) as f:
                 self.assertIn('(XEN) Xen version 4.17.7', f.read().splitlines())
+
+    def test_the_domus_that_ended_keep_their_verdicts(self):
+        # A false-failures run of 20 HVM domUs takes hours: stopped in
+        # its third domU, the two before it are judged, not thrown away.
+        ok = captured('console.pvh-ok')
+        start = domu_start(ok)
+        end = ok.index('@@XT END-GUEST') + 1
+        with tempfile.TemporaryDirectory() as d:
+            rc, err, _ = self.stop(
+                d, ok[:start] + ok[start:end] * 2 + ok[start:start + 50],
+                ['--guest-types', 'pvh', '--xen-slops', '5000', '--default-config', '0',
+                 '--guest-slops', '100000 5000 2000'])
+            self.assertEqual(rc, 128 + signal.SIGTERM, err)
+            js_path = os.path.join(d, 'out', 'matrix.json')
+            self.assertEqual(err.strip().splitlines()[-1],
+                             f'harness: stopped by SIGTERM: 2 of 3 configs judged, in {js_path}; '
+                             'the rest have no verdict (the run, not the kernel)')
+            with open(js_path) as f:
+                js = json.load(f)
+            self.assertEqual((js['stopped'], js['configs_asked'], js['passed']),
+                             ('SIGTERM', 3, 2))
+            self.assertEqual([c['outcome'] for c in js['configs']], ['pass', 'pass'])
+            self.assertEqual([g['configs'] for g in js['groups']], [[1, 2]])
 
 
 class Retries(FakeQemu):
