@@ -619,7 +619,7 @@ def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
             # The domUs that were over are judged, and every console so
             # far is kept: a starved boot of 20 domUs may have run for hours.
             print(f'{btag}: stopped; its console so far: {glog}', flush=True)
-            judge_group(args, boots, gb, pending, glog, groups, gb.settled())
+            judge_group(args, boots, gb, pending, glog, groups, stopped=True)
             raise
         finally:
             with open(glog, 'w') as f:
@@ -627,7 +627,7 @@ def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
         print(f'{btag}: Xen and dom0 took {gb.shared_seconds:.0f} s, the boot '
               f'{gb.seconds:.0f} s', flush=True)
         ngroups = len(groups)
-        again = judge_group(args, boots, gb, pending, glog, groups, gb.parts)
+        again = judge_group(args, boots, gb, pending, glog, groups)
         if len(groups) == ngroups:
             # Cannot happen: the domU that ended a boot has its result.
             die(f'{btag}: internal error: no domU of the boot got a result')
@@ -635,13 +635,13 @@ def boot_group(args: Request, machine: xt_boot.Machine, boots: str,
 
 
 def judge_group(args: Request, boots: str, gb: xt_boot.GroupBoot, jobs: list[Job],
-                glog: str, groups: list[GroupRecord], parts: list[xt_boot.Part]) -> list[Job]:
-    """Judge parts, the domUs of the Xen boot gb (its console glog) that
-    are over, each a try of its job; the boot joins groups if one had a
-    result.  Returns the jobs to boot again: those the boot never reached
-    and the INFRA ones with tries left, none when gb was stopped (then
-    parts are those that ended before the stop, gb.settled())."""
-    stopped = parts is not gb.parts
+                glog: str, groups: list[GroupRecord], stopped: bool = False) -> list[Job]:
+    """Judge the domUs of the Xen boot gb (its console glog) that are
+    over, each a try of its job: all of them, or if gb was stopped those
+    that ended before the stop (gb.settled()).  The boot joins groups if
+    one had a result.  Returns the jobs to boot again: those the boot
+    never reached and the INFRA ones with tries left, none if stopped."""
+    parts = gb.settled() if stopped else gb.parts
     group = GroupRecord(index=len(groups) + 1, xen_cmdline=gb.xen_cmd,
                         guest_type=gb.m.guest.name, seconds=round(gb.seconds, 1),
                         shared_seconds=round(gb.shared_seconds, 1),
