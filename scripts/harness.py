@@ -547,9 +547,12 @@ def try_done(args: Request, job: Job, r: BootResult, retry: bool = True) -> bool
     n = len(job.tries) + 1
     ttag = try_tag(args, job)
     # A finished boot that is INFRA: checks the platform could not resolve.
+    # One the platform ended first (a triple fault after the selftests)
+    # is its death's, which the checks it printed do not explain.
     platform = [f for f in r.failures() if f.startswith(xt_model.PLATFORM_FLAG)]
-    job.tries.append(Try(r.outcome, platform[0] if platform and r.outcome is Outcome.INFRA
-                         else r.status, r.seconds, r.console, r.facts.noise_checks))
+    job.tries.append(Try(r.outcome, platform[0] if platform and r.finished
+                         and r.outcome is Outcome.INFRA else r.status,
+                         r.seconds, r.console, r.facts.noise_checks))
     nfail = sum(v.status is xt_model.Status.FAIL for v in r.facts.results)
     why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
     if platform:

@@ -214,6 +214,24 @@ class Detectors(unittest.TestCase):
         self.assertEqual(xt_report.repeat_table(runs).splitlines()[0],
                          'c: 0/2 boots flagged, 1 INFRA after retries, 4 INFRA tries')
 
+    def test_try_reason_is_the_death_before_the_checks(self):
+        # 2026-12-07, a PVH domU on DOMU_TSC=default: the latency test's
+        # p99 unresolved, then a triple fault in cyclictest.  The try's
+        # reason in the JSON said the p99, the boot's status the fault.
+        args = types.SimpleNamespace(retries=0)
+        skip = ('xen_timer_latency_test', 'interval_1000us_p99', Status.SKIP)
+        fault = '(XEN) d18v1 Triple fault - invoking HVM shutdown action 1'
+        for ending, reason in ((REACHED, xt_model.PLATFORM_FLAG + 'xen_timer_latency_test: '
+                                'interval_1000us_p99'),
+                               (Ending(Outcome.INFRA, 'Xen', fault), f'Xen: {fault}')):
+            r = boot(ending=ending)
+            r.facts.results.append(KtapResult(*skip, xt_model.PLATFORM_SKIP))
+            job = harness.Job(1, 'c', r.config)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertFalse(harness.try_done(args, job, r))
+            self.assertEqual((r.outcome, [t.reason for t in r.tries]),
+                             (Outcome.INFRA, [reason]))
+
 
 def captured(name):
     with open(os.path.join(HERE, 'data', name), errors='replace') as f:
