@@ -166,7 +166,7 @@ HARNESS_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) $(GUEST_OPTS) --i
 
 .PHONY: all run disk-run disk-check kvers-kernels deps tree kunit kunit-x86 kernel selftest ksft-install initramfs \
 	debian-kernel xen host-tests boot-check checkpatch patches edge check clean distclean \
-	false-failures misses series-check series-bisect series-arches backports patches-take dom0-initramfs \
+	false-failures misses series-check series-bisect series-arches backports patches-store patches-take dom0-initramfs \
 	boot-dom0-initramfs lava-jobs lava-run lava-merge lava-templates
 
 all: run
@@ -337,9 +337,16 @@ define mkseries
 
 endef
 patches:
+	@scripts/sender.sh $(CURDIR) >/dev/null
 	@scripts/deps.sh $(SERIES_KVERS)
 	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),write))
 	$(call mkseries,$(MAINLINE_KVER),write,$(KUNIT_TOOL_SERIES))
+
+# The stored edits refreshed, nothing mailed: no sender needed.
+patches-store:
+	@scripts/deps.sh $(SERIES_KVERS)
+	$(foreach v,$(SERIES_KVERS),$(call mkseries,$(v),store))
+	$(call mkseries,$(MAINLINE_KVER),store,$(KUNIT_TOOL_SERIES))
 
 # After amending the commits of build/series/linux-$(KVER) (branch
 # xen-timer-series): store their edits and messages in the series.

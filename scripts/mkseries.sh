@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkseries.sh REPO KVER GITTREE write|check|take [BISECT_O KCONFIG]
+# mkseries.sh REPO KVER GITTREE write|store|check|take [BISECT_O KCONFIG]
 #
 # The series is kept in two sources, each stored once:
 #   - the suite's new files, in lib/, include/ and tools/ at their 7.3
@@ -20,15 +20,20 @@
 # git tree made from the tarball once, tagged xen-timer-base, with fixed
 # dates so that every commit id is the same on every machine), each
 # patch amended with its new files, then git format-patch --cover-letter
-# into GITTREE.mail/ (the cover letter keeps the stored subject and
-# text).  The same commits without the new files are the stored edits:
-# write puts them into the series directory, check fails, naming the
-# file, when the series directory differs from them ("make patches" has
-# not been run since a new file moved or a commit was amended).
+# --signoff into GITTREE.mail/ (the cover letter keeps the stored subject
+# and text), From: and Signed-off-by: its sender's (scripts/sender.sh).
+# The same commits without the new files, and without anybody's From: or
+# Signed-off-by:, are the stored edits: store puts them into the series
+# directory, write does that and writes the mail (refused, after storing,
+# without a sender of one's own), check fails, naming the file, when the
+# series directory differs from them ("make patches" has not been run
+# since a new file moved or a commit was amended).  store and check need
+# no sender: their series, for checkpatch and git am, goes to
+# GITTREE.check/ under a stand-in identity that is never mailed.
 # take is how an edit or a commit message is changed: after 'make
 # patches', amend the commits of branch xen-timer-series in GITTREE
 # (git commit --amend, git rebase -i xen-timer-base), then take stores
-# that branch's edits and messages and runs write.  A new file is
+# that branch's edits and messages and runs store.  A new file is
 # changed in the repository, not there.
 # Both then run checkpatch --strict on every mailed patch and check that
 # git am of the mail onto the base gives the same tree.  With BISECT_O,
@@ -57,7 +62,7 @@ case $series in
 "$repo"/patches/[0-9]*) prefix="PATCH $kver" ;;
 *) prefix=PATCH ;;
 esac
-case $mode in write | check | take) ;; *) die "mode must be write, check or take, not '$mode'" ;; esac
+case $mode in write | store | check | take) ;; *) die "mode must be write, store, check or take, not '$mode'" ;; esac
 tarball=${TARBALL:-/usr/src/linux-source-$kver.tar.xz}
 rel=${series#"$repo"/}
 mail=${XT_MAIL:-$g.mail}
@@ -68,41 +73,25 @@ mapfile -t want < <(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' 
 cover_old=$series/0000-cover-letter.patch
 [ -f "$cover_old" ] || die "$rel/0000-cover-letter.patch missing"
 
-# Whoever sends the series commits it: the author of its first patch.
-ident=$(git mailinfo /dev/null /dev/null <"${want[0]}")
-name=$(echo "$ident" | sed -n 's/^Author: //p')
-email=$(echo "$ident" | sed -n 's/^Email: //p')
-[ -n "$name" ] && [ -n "$email" ] || die "$(basename "${want[0]}") has no From: line"
-# make patches writes the series as its sender mails it: with the git
-# identity of the repository (git config user.name, user.email), which
-# replaces the stored author in From: and Signed-off-by:.  check keeps
-# the stored one (a CI machine has no identity of its own).
-sent=
-if [ "$mode" != check ]; then
-	me_name=$(git -C "$repo" config user.name || true)
-	me_email=$(git -C "$repo" config user.email || true)
-	[ -n "$me_name" ] && [ -n "$me_email" ] ||
-		die "no git identity: the series is mailed as you; set git config user.name and user.email"
-	if [ "$me_name <$me_email>" != "$name <$email>" ]; then
-		sent=$(mktemp -d)
-		trap 'rm -rf "$sent"' EXIT
-		for i in "${!want[@]}"; do
-			python3 - "${want[$i]}" "$name" "$email" "$me_name" "$me_email" \
-				>"$sent/$(basename "${want[$i]}")" <<'PY'
-import re
-import sys
-path, old_name, old_email, name, email = sys.argv[1:]
-head, sep, rest = open(path).read().partition('\n\n')
-head = re.sub(r'^From: .*(?:\n .*)*$', f'From: {name} <{email}>', head, count=1, flags=re.M)
-rest = rest.replace(f'Signed-off-by: {old_name} <{old_email}>', f'Signed-off-by: {name} <{email}>')
-sys.stdout.write(head + sep + rest)
-PY
-			want[$i]=$sent/$(basename "${want[$i]}")
-		done
-		say "mailed as $me_name <$me_email> (stored as $name <$email>)"
-		name=$me_name email=$me_email
+# The stored patches carry nobody's From: or Signed-off-by:.  write
+# mails the series as its sender (scripts/sender.sh: git's user.name and
+# user.email, refused when they are not a person's own), From: and
+# Signed-off-by: as 'git format-patch -s' gives them; it stores the
+# edits first, which need no sender.  check and take need none: the
+# commits of GITTREE and the series checkpatch reads ($g.check/) are
+# made by a stand-in that is never mailed.
+name='xen_timer check' email='check@xen-timer.invalid'
+sender=
+if [ "$mode" = write ]; then
+	sender=$("$repo/scripts/sender.sh" "$repo" 2>&1) || sender_err=$sender sender=
+	if [ -n "$sender" ]; then
+		name=${sender% <*} email=${sender##* <} email=${email%>}
 	fi
 fi
+# A stored patch as git am takes it: with the author's From: line.
+authored() { sed "1a From: $name <$email>" "$1"; }
+# A patch as stored: without its From: line (and its continuation lines).
+unauthored() { sed -i '/^From: /,/^[^ ]/{/^From: /d;/^ /d}' "$@"; }
 # No automatic gc: the tree's 90,000 loose objects would make each git am
 # start a repack of the whole tree in the background, CPU taken from the
 # guests boot-check runs beside the series checks.
@@ -154,12 +143,14 @@ if [ "$mode" = take ]; then
 	excl=()
 	for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
 	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp" "${sent:-}"' EXIT
+	trap 'rm -rf "$tmp"' EXIT
 	gg format-patch -q --zero-commit -o "$tmp" xen-timer-base..$branch -- . "${excl[@]}"
+	unauthored "$tmp"/*.patch
+	sed -i '/^Signed-off-by: /d' "$tmp"/*.patch
 	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
 	cp "$tmp"/*.patch "$series/"
 	say "took $(ls "$tmp" | wc -l) patches from branch $branch of $g"
-	exec "$0" "$repo" "$kver" "$g" write
+	exec "$0" "$repo" "$kver" "$g" store
 fi
 
 gg am --abort >/dev/null 2>&1 || true
@@ -167,7 +158,7 @@ gg checkout -q -f -B $branch xen-timer-base
 gg clean -q -f -d -x
 
 for p in "${want[@]}"; do
-	gg am -q --committer-date-is-author-date "$p" >/dev/null 2>&1 || {
+	authored "$p" | gg am -q --committer-date-is-author-date >/dev/null 2>&1 || {
 		gg am --abort >/dev/null 2>&1 || true
 		die "$rel/$(basename "$p") does not apply to the pristine base (git am)"
 	}
@@ -195,7 +186,7 @@ done
 n=${#want[@]}
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "${sent:-}"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 # The cover letter keeps its subject and text; its date is the series'.
 cover() {
 	python3 - "$1/0000-cover-letter.patch" "$cover_old" "$(gg log -1 --format=%aD)" <<'PY' || die "cannot carry over the cover letter of $rel"
@@ -218,22 +209,31 @@ PY
 # the new files, and without commit ids (--zero-commit), which change
 # with every new file; so a stored edit changes only when it does.
 mkdir "$tmp/mail" "$tmp/edits"
-gg format-patch -q --subject-prefix="$prefix" --cover-letter --base=xen-timer-base -o "$tmp/mail" xen-timer-base..HEAD
+gg format-patch -q --signoff --subject-prefix="$prefix" --cover-letter --base=xen-timer-base -o "$tmp/mail" \
+	xen-timer-base..HEAD
 cover "$tmp/mail"
 excl=()
 for f in "${files[@]}"; do excl+=(":(exclude)${dst[$f]}"); done
 gg format-patch -q --zero-commit --subject-prefix="$prefix" --cover-letter --base=xen-timer-base -o "$tmp/edits" xen-timer-base..HEAD \
 	-- . "${excl[@]}"
 cover "$tmp/edits"
+unauthored "$tmp/edits"/*.patch
 [ "$(ls "$tmp/edits" | wc -l)" = $((n + 1)) ] ||
 	die "a patch of $rel adds new files only: every patch must edit a file the kernel has (MAINTAINERS at least)"
+# Only a sender's series is the mail; the stand-in's is for the checks.
+[ -n "$sender" ] || mail=$g.check
 rm -rf "$mail"
 cp -r "$tmp/mail" "$mail"
 
-if [ "$mode" = write ]; then
+if [ "$mode" != check ]; then
 	find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -delete
 	cp "$tmp/edits"/*.patch "$series/"
-	say "wrote $n patches and the cover letter to $rel (the edits); the series as mailed is in $mail"
+	say "stored $n patches and the cover letter in $rel (the edits, nobody's sign-off)"
+	if [ "$mode" = write ] && [ -z "$sender" ]; then
+		echo "mkseries: not mailed: ${sender_err#sender: }" >&2
+		exit 1
+	fi
+	[ -z "$sender" ] || say "the series as $sender mails it is in $mail"
 else
 	now=$( (cd "$tmp/edits" && ls) | sort)
 	have=$(find "$series" -maxdepth 1 -name '0[0-9][0-9][0-9]-*.patch' -printf '%f\n' | sort)
@@ -243,7 +243,7 @@ else
 		cmp -s "$tmp/edits/$f" "$series/$f" ||
 			die "$rel/$f is stale against the series: run 'make patches' (first changed line: $(diff "$series/$f" "$tmp/edits/$f" | grep -m1 -E '^[<>] ' | cut -c1-100))"
 	done
-	say "$rel is up to date: $n patches and the cover letter; the series as mailed is in $mail"
+	say "$rel is up to date: $n patches and the cover letter"
 fi
 
 bad=0

@@ -103,6 +103,14 @@ PY
 }
 
 subject() { git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Subject: //p'; }
+# The stored patches carry nobody's From: (the sender's is added when the
+# series is mailed): in a git tree they are committed as its own user's,
+# or the suite's where it has none.
+authored() {
+	local who
+	who="$(git -C "$kdir" config user.name || echo xen_timer) <$(git -C "$kdir" config user.email || echo xen_timer@localhost)>"
+	sed "1a From: $who" "$1"
+}
 
 # A plain tree records the patches it carries in $state, so that a second
 # run knows them and a changed series replaces the old one.
@@ -166,7 +174,7 @@ for p in "${want[@]}"; do
 			continue
 		fi
 		if git -C "$kdir" apply --check "$p" 2>/dev/null &&
-		   git -C "$kdir" am -q "$p" >/dev/null 2>&1; then
+		   authored "$p" | git -C "$kdir" am -q >/dev/null 2>&1; then
 			applied_here+=("$p")
 			say "[$n/$total] applied $name (git am)"
 			continue
