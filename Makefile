@@ -76,13 +76,15 @@ dom0_needed = $(filter $(DOMU_TYPES),$(1))
 # boot, built in) on x86_64 only.  kunit.config and the x86_64 kernel
 # also run the kernel's cmdline suite (memparse()), not counted here.
 KUNIT_UML_SRC   = kernel/time/clockevents_kunit.c
-KUNIT_X86_SRC   = $(KUNIT_UML_SRC) arch/x86/xen/time_kunit.c
+KUNIT_XEN_SRC   = arch/x86/xen/time_kunit.c
+KUNIT_X86_SRC   = $(KUNIT_UML_SRC) $(KUNIT_XEN_SRC)
 ifeq ($(origin KUNIT_MIN_CASES),undefined)
 KUNIT_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_X86_SRC))
 endif
 ifeq ($(origin KUNIT_UML_MIN_CASES),undefined)
 KUNIT_UML_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_UML_SRC))
 endif
+KUNIT_XEN_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_XEN_SRC))
 ifeq ($(KUNIT_MIN_CASES)$(KUNIT_UML_MIN_CASES),)
 $(error cannot count the KUnit cases of $(KUNIT_X86_SRC))
 endif
@@ -235,27 +237,12 @@ kunit: tree
 kernel: tree
 	@scripts/build-kernel.sh $(KDIR) $(X86_BUILD) $(CURDIR)/configs/xen-guest.config "$(KCC)" $(JOBS)
 
-# KUnit on x86_64 with CONFIG_XEN under QEMU: a valid and a rejected value.
-# kunit.py parses the whole console: the kernel has no keyboard driver,
-# whose probe printed from asynchronous work while KUnit ran.
-# kunit.py of 7.x asks QEMU for KVM first, and a /dev/kvm that opens but
-# cannot run the guest makes QEMU abort and kunit.py wait out its timeout:
-# unless ACCEL=kvm, QEMU runs through scripts/tcg/, which keeps only TCG.
-KUNIT_X86_PATH = $(if $(filter kvm,$(ACCEL)),,PATH=$(CURDIR)/scripts/tcg:$$PATH)
-# The x86_64 KUnit boots, one per word: its kernel command line, commas
-# between two parameters of one boot (the last given wins).
-KUNIT_X86_ARGS = xen_timer_slop=5000 xen_timer_slop=5G xen_timer_slop=200K,xen_timer_slop=abc
-comma := ,
-define kunit_x86
-	@echo "== kunit-x86: Linux $(KVER), x86_64 QEMU, $(subst $(comma), ,$(1))"
-	@$(KUNIT_X86_PATH) scripts/kunit-run.sh $(KUNIT_MIN_CASES) $(KUNIT_X86_MAX_SKIPS) \
-		$(OUT)/kunit-x86-$(subst $(comma),-,$(1)).log $(X86_BUILD) \
-		$(PYTHON) $(KUNIT_PY) exec --arch=x86_64 --build_dir=$(X86_BUILD) \
-		--timeout=600 --kernel_args "$(subst $(comma), ,$(1))"
-
-endef
+# The Xen KUnit suite as its maintainers run it (kunit.py run
+# --kunitconfig=arch/x86/xen --arch=x86_64) on that kernel, one QEMU boot
+# per command line of scripts/kunit-x86.sh.
 kunit-x86: kernel
-	$(foreach a,$(KUNIT_X86_ARGS),$(call kunit_x86,$(a)))
+	@scripts/kunit-x86.sh $(KDIR) $(X86_BUILD) $(OUT)/kunit-x86 $(KUNIT_XEN_MIN_CASES) \
+		$(KUNIT_X86_MAX_SKIPS) "$(KCC)" $(JOBS)
 
 # The kselftest, built and run in the tree as CI bots do (skips off Xen),
 # then installed static for the initramfs.

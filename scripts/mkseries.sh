@@ -90,8 +90,12 @@ if [ "$mode" = write ]; then
 fi
 # A stored patch as git am takes it: with the author's From: line.
 authored() { sed "1a From: $name <$email>" "$1"; }
-# A patch as stored: without its From: line (and its continuation lines).
-unauthored() { sed -i '/^From: /,/^[^ ]/{/^From: /d;/^ /d}' "$@"; }
+# A patch as stored: without its From: line (and its continuation lines);
+# the cover letter's shortlog under no one's name.
+unauthored() {
+	sed -i -e '/^From: /,/^[^ ]/{/^From: /d;/^ /d}' \
+		-e "s/^$name (\([0-9]*\)):\$/xen_timer series (\1):/" "$@"
+}
 # No automatic gc: the tree's 90,000 loose objects would make each git am
 # start a repack of the whole tree in the background, CPU taken from the
 # guests boot-check runs beside the series checks.

@@ -12,10 +12,10 @@
 #   - before v7.0 clockevents_program_event() clamped a short delta up to
 #     min_delta_ns and programmed that; since "clockevents: Prevent timer
 #     interrupt starvation" it programs min_delta_ticks once and skips
-#     further short programs while that forced event is pending;
+#     further short programs while that forced event is pending: the
+#     file's own form for such a tree is REPO/backports/FILE;
 #   - before v6.9 kselftest.h had no ksft_test_result_code();
-#   - before v6.11 the default slop was 100000 ns;
-#   - memparse() of 6.12 and 6.1 wraps around where 7.x's saturates.
+#   - before v6.11 the default slop was 100000 ns.
 # prepare-tree.sh and mkseries.sh both use it, so that the tree and the
 # series carry the same files.
 set -euo pipefail
@@ -43,20 +43,19 @@ fi
 if before 6 13; then
 	sed_args+=(-e 's/^MODULE_IMPORT_NS("\([A-Z_]*\)");$/MODULE_IMPORT_NS(\1);/')
 fi
-if before 7 0; then
-	sed_args+=(-e 's/^#define CE_TEST_FORCES_MIN_TICKS\t1$/#define CE_TEST_FORCES_MIN_TICKS\t0/')
-	# memparse() wrapped around on overflow before it saturated: 16E is 0.
-	sed_args+=(-e 's/^\t{ "16E", -EINVAL, 0 },$/\t{ "16E", 0, 0 },/')
+src=$repo/$f
+if before 7 0 && [ -f "$repo/backports/$f" ]; then
+	src=$repo/backports/$f
 fi
 if before 6 9; then
 	# No ksft_test_result_code() before v6.9: the line it prints.
-	sed_args+=(-e 's/^\t\tksft_test_result_code(KSFT_SKIP, __name, "%s", "");\t\\$/\t\tksft_inc_xskip_cnt();\t\t\t\t\t\\\n\t\tprintf("ok %u %s # SKIP\\n", ksft_test_num(), __name);\t\\/')
+	sed_args+=(-e 's/^#define xt_test_skip(name, reason) ksft_test_result_code(KSFT_SKIP, name, "%s", reason)$/#define xt_test_skip(name, reason) \\\n\t(ksft_inc_xskip_cnt(), printf("ok %u %s # SKIP %s\\n", ksft_test_num(), name, reason))/')
 fi
 if before 6 11; then
 	sed_args+=(-e 's/^#define XT_DEFAULT_SLOP_NS\t1$/#define XT_DEFAULT_SLOP_NS\t100000/')
 fi
 if [ ${#sed_args[@]} = 0 ]; then
-	cat "$repo/$f"
+	cat "$src"
 else
-	sed "${sed_args[@]}" "$repo/$f"
+	sed "${sed_args[@]}" "$src"
 fi

@@ -5,6 +5,11 @@
  * expiry nearer and farther than min_delta_ns.  The device is a fake
  * that records the delta, never registered, so the tests run on any
  * architecture with GENERIC_CLOCKEVENTS, UML included.
+ *
+ * A delta above min_delta_ns is programmed as cycles; one at or below it
+ * as min_delta_ticks, and the event is marked forced (next_event_forced):
+ * while it is, a further short expiry does not reach the device at all,
+ * and a longer one does and clears the mark.
  */
 
 #include <kunit/test.h>
@@ -15,16 +20,6 @@
 #include <linux/minmax.h>
 
 #include "tick-internal.h"
-
-/*
- * Since v7.0, d6e152d905bd ("clockevents: Prevent timer interrupt
- * starvation"), a delta at or below min_delta_ns is programmed as
- * min_delta_ticks and marks the event forced (next_event_forced); while
- * it is, a further short expiry does not reach the device at all, and a
- * longer one does and clears the mark.  Before, every short delta was
- * clamped up to min_delta_ns and converted to cycles, each time.
- */
-#define CE_TEST_FORCES_MIN_TICKS	1
 
 /* A clockevent device that records the delta it is programmed with */
 struct ce_test_dev {
@@ -125,18 +120,9 @@ static void clockevents_test_far(struct kunit *test)
 
 enum ce_test_got {
 	CE_GOT_NOTHING,		/* set_next_event() not called */
-	CE_GOT_MIN_NS,		/* min_delta_ns, as cycles (mult 1) */
 	CE_GOT_MIN_TICKS,	/* min_delta_ticks */
 	CE_GOT_AHEAD,		/* the delta, less the time the call took */
 };
-
-#if CE_TEST_FORCES_MIN_TICKS
-#define CE_SHORT_FIRST		CE_GOT_MIN_TICKS
-#define CE_SHORT_AGAIN		CE_GOT_NOTHING
-#else
-#define CE_SHORT_FIRST		CE_GOT_MIN_NS
-#define CE_SHORT_AGAIN		CE_GOT_MIN_NS
-#endif
 
 struct ce_test_step {
 	const char *what;
@@ -147,10 +133,10 @@ struct ce_test_step {
 
 /* One device, programmed with these expiries in this order */
 static const struct ce_test_step ce_test_steps[] = {
-	{ "short", 1000, CE_SHORT_FIRST, true },
-	{ "short while forced", 1000, CE_SHORT_AGAIN, true },
+	{ "short", 1000, CE_GOT_MIN_TICKS, true },
+	{ "short while forced", 1000, CE_GOT_NOTHING, true },
 	{ "far", 100 * NSEC_PER_MSEC, CE_GOT_AHEAD, false },
-	{ "short after far", 1000, CE_SHORT_FIRST, true },
+	{ "short after far", 1000, CE_GOT_MIN_TICKS, true },
 };
 
 /*
@@ -182,10 +168,6 @@ static bool ce_test_forced_steps(struct kunit *test, u64 *away)
 			KUNIT_EXPECT_EQ_MSG(test, delta, ULONG_MAX,
 					    "step %u (%s) reached the device", i, s->what);
 			break;
-		case CE_GOT_MIN_NS:
-			KUNIT_EXPECT_EQ_MSG(test, delta, CE_TEST_MIN_NS,
-					    "step %u (%s)", i, s->what);
-			break;
 		case CE_GOT_MIN_TICKS:
 			KUNIT_EXPECT_EQ_MSG(test, delta, CE_TEST_MIN_TICKS,
 					    "step %u (%s)", i, s->what);
@@ -197,10 +179,8 @@ static bool ce_test_forced_steps(struct kunit *test, u64 *away)
 					    "step %u (%s)", i, s->what);
 			break;
 		}
-#if CE_TEST_FORCES_MIN_TICKS
 		KUNIT_EXPECT_EQ_MSG(test, (bool)dev.evt.next_event_forced, s->forced,
 				    "step %u (%s)", i, s->what);
-#endif
 	}
 	return true;
 }
@@ -221,10 +201,56 @@ static void clockevents_test_forced(struct kunit *test)
 		   CE_TEST_TRIES, away);
 }
 
+/* Expiries tried around the boundary, and how often each side must be seen */
+#define CE_TEST_EDGE_TRIES	4000
+#define CE_TEST_EDGE_SIDE	100
+
+/*
+ * The boundary: a delta of exactly min_delta_ns is a forced event's, handed
+ * min_delta_ticks, never programmed as min_delta_ns cycles.  The core reads
+ * the clock itself, so no expiry is exactly min_delta_ns ahead of it by
+ * construction: expiries are aimed at that boundary, each corrected by
+ * the delta the core saw last (the device is handed it, mult 1, where it
+ * is above the minimum), until the core has seen many deltas on each side.
+ * Then min_delta_ns itself has come up too, where the clock's jitter is a
+ * few hundred nanoseconds: every attempt hands the device min_delta_ticks
+ * or more than min_delta_ns.
+ */
+static void clockevents_test_boundary(struct kunit *test)
+{
+	unsigned int i, above = 0, below = 0;
+	struct ce_test_dev dev;
+	s64 aim = 0;
+
+	ce_test_init(&dev, CE_TEST_MIN_NS, CE_TEST_MIN_TICKS);
+	for (i = 0; i < CE_TEST_EDGE_TRIES; i++) {
+		unsigned long delta;
+		u64 spent;
+
+		dev.evt.next_event_forced = 0;
+		delta = ce_test_program(test, &dev, CE_TEST_MIN_NS + max(aim, 0LL), &spent);
+		KUNIT_ASSERT_NE_MSG(test, delta, ULONG_MAX, "set_next_event() not called");
+		if (delta == CE_TEST_MIN_TICKS) {
+			below++;
+			aim += 10;
+			continue;
+		}
+		KUNIT_ASSERT_GT_MSG(test, (u64)delta, (u64)CE_TEST_MIN_NS,
+				    "attempt %u: the device was handed %lu", i, delta);
+		above++;
+		aim -= (s64)(delta - CE_TEST_MIN_NS);
+	}
+	kunit_info(test, "%u deltas above min_delta_ns, %u at or below\n", above, below);
+	if (above < CE_TEST_EDGE_SIDE || below < CE_TEST_EDGE_SIDE)
+		kunit_skip(test, "the core saw %u deltas above the boundary and %u at or below it",
+			   above, below);
+}
+
 static struct kunit_case clockevents_test_cases[] = {
 	KUNIT_CASE_PARAM(clockevents_test_near, ce_test_min_gen_params),
 	KUNIT_CASE_PARAM(clockevents_test_far, ce_test_min_gen_params),
 	KUNIT_CASE(clockevents_test_forced),
+	KUNIT_CASE(clockevents_test_boundary),
 	{}
 };
 
