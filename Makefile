@@ -20,18 +20,18 @@ JOBS       ?= $(shell nproc)
 PYTHON     ?= python3
 
 # The settings of a run (GUEST_TYPES, XEN_SLOPS, GUEST_SLOPS, SAMPLES,
-# VCPUS, RETRIES, ACCEL, ...) are scripts/xt_settings.py's table, with
-# their defaults and each target's (its profile): 'scripts/harness.py
+# VCPUS, RETRIES, ACCEL, ...) are harness/settings.py's table, with
+# their defaults and each target's (its profile): 'python3 -m harness
 # settings' prints it.  What you set (make SAMPLES=200) is passed on as it
 # is, and wins over the profile; nothing else is.
-XT_VARS := $(shell $(PYTHON) scripts/harness.py settings --list make-vars)
+XT_VARS := $(shell $(PYTHON) -m harness settings --list make-vars)
 ifeq ($(XT_VARS),)
-$(error scripts/harness.py settings --list make-vars failed: is python3 there?)
+$(error python3 -m harness settings --list make-vars failed: is python3 there?)
 endif
 USER_SETTINGS = $(strip $(foreach v,$(XT_VARS),$(if $(filter command line environment override,$(origin $(v))),'$(v)=$($(v))')))
 # A setting's value for a target's profile, with what you set; a value
 # that is not the setting's stops make with the harness's line.
-setting = $(shell $(PYTHON) scripts/harness.py settings --profile $(1) --get $(2) $(USER_SETTINGS) 2>&1)
+setting = $(shell $(PYTHON) -m harness settings --profile $(1) --get $(2) $(USER_SETTINGS) 2>&1)
 bad_setting = $(if $(filter harness:,$(firstword $(1))),$(error $(1)))
 # Guest kernel: debian (Debian's prebuilt $(KVER), no build) or build (ours).
 GUEST       ?= debian
@@ -45,8 +45,8 @@ GUEST_TYPES_RUN  := $(call setting,make,GUEST_TYPES)
 GUEST_TYPES_BOOT := $(call setting,boot-check,GUEST_TYPES)
 $(call bad_setting,$(GUEST_TYPES_RUN))
 $(call bad_setting,$(GUEST_TYPES_BOOT))
-DOMU_TYPES := $(shell $(PYTHON) scripts/harness.py settings --list domu-types)
-# The platforms (scripts/xt_platform.py): the Xen versions of make, of
+DOMU_TYPES := $(shell $(PYTHON) -m harness settings --list domu-types)
+# The platforms (harness/platforms.py): the Xen versions of make, of
 # boot-check and of the reliability targets (XENS, an axis), the QEMU
 # (QEMU=own: each Xen's Debian's).  Debian 12's are the machine's; Debian
 # 13's (Xen 4.20, QEMU 11.1) a root that scripts/platform-root.sh makes
@@ -56,8 +56,8 @@ XENS_BOOT := $(call setting,boot-check,XENS)
 QEMU_RUN  := $(call setting,make,QEMU)
 $(call bad_setting,$(XENS_RUN) $(QEMU_RUN))
 PLATFORM_DIR = $(BUILD)/platform
-XEN_ROOTS  := $(shell $(PYTHON) scripts/harness.py settings --list xen-roots)
-QEMU_ROOTS := $(shell $(PYTHON) scripts/harness.py settings --list qemu-roots)
+XEN_ROOTS  := $(shell $(PYTHON) -m harness settings --list xen-roots)
+QEMU_ROOTS := $(shell $(PYTHON) -m harness settings --list qemu-roots)
 # root_of,VERSION,ROOTS: the root directory of a Xen or QEMU version, or
 # nothing for the machine's own.
 root_of  = $(if $(patsubst $(1)=%,%,$(filter $(1)=%,$(2))),$(PLATFORM_DIR)/$(patsubst $(1)=%,%,$(filter $(1)=%,$(2))))
@@ -79,12 +79,12 @@ KUNIT_UML_SRC   = kernel/time/clockevents_kunit.c
 KUNIT_XEN_SRC   = arch/x86/xen/time_kunit.c
 KUNIT_X86_SRC   = $(KUNIT_UML_SRC) $(KUNIT_XEN_SRC)
 ifeq ($(origin KUNIT_MIN_CASES),undefined)
-KUNIT_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_X86_SRC))
+KUNIT_MIN_CASES := $(shell $(PYTHON) -m harness kunit-cases $(KUNIT_X86_SRC))
 endif
 ifeq ($(origin KUNIT_UML_MIN_CASES),undefined)
-KUNIT_UML_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_UML_SRC))
+KUNIT_UML_MIN_CASES := $(shell $(PYTHON) -m harness kunit-cases $(KUNIT_UML_SRC))
 endif
-KUNIT_XEN_MIN_CASES := $(shell $(PYTHON) scripts/harness.py kunit-cases $(KUNIT_XEN_SRC))
+KUNIT_XEN_MIN_CASES := $(shell $(PYTHON) -m harness kunit-cases $(KUNIT_XEN_SRC))
 ifeq ($(KUNIT_MIN_CASES)$(KUNIT_UML_MIN_CASES),)
 $(error cannot count the KUnit cases of $(KUNIT_X86_SRC))
 endif
@@ -119,12 +119,12 @@ DEB_DOM0_DIR   = $(BUILD)/debian-$(KVER)
 RESULTS   = $(BUILD)/results
 
 # The dom0 initramfs of the pvh and hvm types: xl, Xen's tools, the guest
-# kernel and $(INITRD) (scripts/mkinitramfs-dom0.sh), per guest kernel.
+# kernel and $(INITRD) (guest/mkinitramfs-dom0.sh), per guest kernel.
 DOM0_INITRD       = $(OUT)/initramfs-dom0-$(GUEST)-xen{xen}.cpio.gz
 BOOT_DOM0_INITRD  = $(OUT)/initramfs-dom0-build-xen{xen}.cpio.gz
 # mk_dom0,TYPES,XENS,KERNEL,OUT[,MODULES]: the dom0 initramfs of each Xen
 # version, when a guest type of TYPES is a domU.
-mk_dom0 = $(if $(call dom0_needed,$(1)),$(foreach x,$(2),scripts/mkinitramfs-dom0.sh $(call dom0_hvm,$(1)) \
+mk_dom0 = $(if $(call dom0_needed,$(1)),$(foreach x,$(2),guest/mkinitramfs-dom0.sh $(call dom0_hvm,$(1)) \
 	$(call xen_root_opt,$(x)) $(3) $(INITRD) $(subst {xen},$(x),$(4)) $(5) && \
 	echo "== dom0 initramfs $(subst {xen},$(x),$(4)) $(call dom0_hvm,$(1))" &&) true)
 
@@ -186,7 +186,7 @@ disk-check:
 	@scripts/disk-check.sh "make check" $(DISK_CHECK_GB) $(BUILD)
 
 run: disk-run deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
-	$(PYTHON) scripts/harness.py matrix --profile make $(HARNESS_OPTS) --name $(RUN_NAME)
+	$(PYTHON) -m harness matrix --profile make $(HARNESS_OPTS) --name $(RUN_NAME)
 
 # The same matrix in a LAVA lab (README, "LAVA"): lava-jobs writes one job
 # per config, the images and the device dictionary to
@@ -197,12 +197,12 @@ LAVA_TEMPLATES = $(BUILD)/lava-server/usr/share/lava-server/device-types
 BASE_URL ?=
 LOGS     ?=
 lava-jobs: deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
-	$(PYTHON) scripts/harness.py lava --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
+	$(PYTHON) -m harness lava --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
 		$(if $(BASE_URL),--base-url $(BASE_URL))
 lava-run: lava-jobs lava-templates
 	scripts/lava-local.sh $(LAVA_TEMPLATES) $(RESULTS)/lava-$(RUN_NAME)-lava/jobs
 lava-merge:
-	$(PYTHON) scripts/harness.py merge --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
+	$(PYTHON) -m harness merge --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) \
 		$(if $(LOGS),--logs $(LOGS))
 lava-templates: deps
 	@scripts/fetch-lava-templates.sh $(BUILD)/lava-server
@@ -252,9 +252,9 @@ selftest: tree
 	@$(MAKE) -s -C $(KDIR)/tools/testing/selftests TARGETS=xen_timer \
 		O=$(OUT)/kselftest/host run_tests >$(OUT)/selftest.log 2>&1; \
 		rc=$$?; cat $(OUT)/selftest.log; \
-		[ $$rc = 0 ] && $(PYTHON) scripts/harness.py ktap-check $(KUNIT_PY) $(OUT)/selftest.log \
+		[ $$rc = 0 ] && $(PYTHON) -m harness ktap-check $(KUNIT_PY) $(OUT)/selftest.log \
 			xen_timer_slop_test xen_timer_program_test xen_timer_latency_test && \
-		$(PYTHON) scripts/harness.py lkft-check $(OUT)/selftest.log
+		$(PYTHON) -m harness lkft-check $(OUT)/selftest.log
 
 ksft-install: tree
 	@echo "== kselftest install (static) into $(KSFT)"
@@ -262,7 +262,7 @@ ksft-install: tree
 		O=$(OUT)/kselftest/static LDFLAGS=-static INSTALL_PATH=$(KSFT) install >/dev/null
 
 initramfs: ksft-install
-	@scripts/mkinitramfs.sh $(KSFT) $(INITRD)
+	@guest/mkinitramfs.sh $(KSFT) $(INITRD)
 	@echo "== initramfs $(INITRD)"
 
 # Rebuilt every time, as initramfs is: a few seconds.
@@ -303,9 +303,9 @@ BOOT_OPTS = --xen $(XEN_ELF) --platform-dir $(PLATFORM_DIR) --initrd $(INITRD) -
 BOOT_CHECK_OPTS = --profile boot-check $(BOOT_OPTS) --kernel $(BZIMAGE) \
 	--dom0-initrd $(BOOT_DOM0_INITRD) $(USER_SETTINGS)
 define boot_check
-	$(PYTHON) scripts/harness.py matrix $(BOOT_CHECK_OPTS) --name boot-check-$(KVER)
-	$(PYTHON) scripts/harness.py lkft-check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
-	$(PYTHON) scripts/harness.py lava $(BOOT_CHECK_OPTS) --name lava-boot-check-$(KVER)
+	$(PYTHON) -m harness matrix $(BOOT_CHECK_OPTS) --name boot-check-$(KVER)
+	$(PYTHON) -m harness lkft-check $(RESULTS)/boot-check-$(KVER)-boots/ktap-*-run_kselftest.txt
+	$(PYTHON) -m harness lava $(BOOT_CHECK_OPTS) --name lava-boot-check-$(KVER)
 	PYTHON=$(PYTHON) scripts/lava-check.sh $(LAVA_TEMPLATES) $(RESULTS) lava-check-$(KVER) \
 		$(RESULTS)/boot-check-$(KVER).json -- $(BOOT_CHECK_OPTS) GUEST_TYPES=pv GUEST_SLOPS=2000000
 endef
@@ -343,22 +343,22 @@ patches-take:
 # Reliability: the checks boot-check runs, RUNS times per config.
 # false-failures: our kernel with QEMU on host CPU 0 and stress-ng on CPU 1
 # (its profile); misses: each scripts/mutant.sh kernel, whose slop is not
-# in effect, built and booted (harness.py misses).
+# in effect, built and booted (python3 -m harness misses).
 MUTANTS ?= ignored forced bypassed doubled abslate
 
 false-failures: deps xen kernel initramfs boot-dom0-initramfs
-	@$(PYTHON) scripts/harness.py repeat --profile false-failures $(BOOT_OPTS) --kernel $(BZIMAGE) \
+	@$(PYTHON) -m harness repeat --profile false-failures $(BOOT_OPTS) --kernel $(BZIMAGE) \
 		--dom0-initrd $(BOOT_DOM0_INITRD) --name false-failures-$(KVER) $(USER_SETTINGS)
 
 misses: deps xen tree initramfs
-	@$(PYTHON) scripts/harness.py misses --profile misses $(BOOT_OPTS) --mutants "$(MUTANTS)" \
+	@$(PYTHON) -m harness misses --profile misses $(BOOT_OPTS) --mutants "$(MUTANTS)" \
 		--kdir $(KDIR) --build-dir $(OUT) --config $(CURDIR)/configs/xen-guest.config \
 		--kcc "$(KCC)" --jobs $(JOBS) --name misses-$(KVER) $(USER_SETTINGS)
 
 # Every line of tests/edge-params.txt booted under Xen with the guest kernel
 # (GUEST=debian or build): what the kernel made of each value.
 edge: deps xen $(GUEST_DEP) initramfs dom0-initramfs tree
-	$(PYTHON) scripts/harness.py edge --profile edge $(HARNESS_OPTS) \
+	$(PYTHON) -m harness edge --profile edge $(HARNESS_OPTS) \
 		--params-file tests/edge-params.txt --name edge-$(GUEST)-$(KVER)
 
 checkpatch: tree

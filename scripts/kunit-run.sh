@@ -5,7 +5,7 @@
 #
 # Runs kunit.py with --json=LOG.json, keeps its output in LOG, and fails
 # unless its JSON has at least MIN_CASES cases, none failed or crashed and
-# at most MAX_SKIPS skipped (harness.py kunit-check).  While kunit.py
+# at most MAX_SKIPS skipped (python3 -m harness kunit-check).  While kunit.py
 # builds, prints every 30 s how many objects BUILD_DIR has.
 set -uo pipefail
 
@@ -27,7 +27,10 @@ if [ ! -s "$log.json" ]; then
 	echo "kunit: kunit.py failed (exit $rc) and wrote no results; see $log" >&2
 	exit 1
 fi
-python3 "$(dirname "$0")/harness.py" kunit-check "$log.json" "$log" "$min" "$maxskip" || exit 1
+# The harness is the package harness/ at the repository's root.
+root=$(cd "$(dirname "$0")/.." && pwd)
+PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python3 -m harness kunit-check \
+	"$log.json" "$log" "$min" "$maxskip" || exit 1
 if [ "$rc" != 0 ]; then
 	echo "kunit: kunit.py exited $rc although its results passed; see $log" >&2
 	exit 1

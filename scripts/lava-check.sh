@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # lava-check.sh TEMPLATES OUT NAME COMPARE -- HARNESS_ARGS...: make check's
-# LAVA step.  The configs of HARNESS_ARGS (harness.py's settings and files,
-# with --out OUT) as LAVA jobs (harness.py lava --name NAME), run here by lava-run
-# (scripts/lava-local.sh, TEMPLATES: lava-server's device-types), their
-# logs merged (harness.py merge): its verdicts must equal those of the
-# run JSON COMPARE of the same configs.  A job that ends INFRA (LAVA, the
-# emulator or Xen broke it) is run again, twice at most.  SKIP (exit 0)
-# where lava-run cannot run: not installed, or not root.
+# LAVA step.  The configs of HARNESS_ARGS (the harness's settings and
+# files, with --out OUT) as LAVA jobs (python3 -m harness lava --name NAME),
+# run here by lava-run (scripts/lava-local.sh, TEMPLATES: lava-server's
+# device-types), their logs merged (python3 -m harness merge): its verdicts
+# must equal those of the run JSON COMPARE of the same configs.  A job
+# that ends INFRA (LAVA, the emulator or Xen broke it) is run again, twice
+# at most.  SKIP (exit 0) where lava-run cannot run: not installed, or not
+# root.
 set -uo pipefail
 
 die() { echo "lava-check: $*" >&2; exit 2; }
@@ -19,6 +20,9 @@ templates=$1 out=$2 name=$3 compare=$4
 shift 5
 here=$(dirname "$0")
 PYTHON=${PYTHON:-python3}
+# The harness is the package harness/ at the repository's root.
+PYTHONPATH="$(cd "$here/.." && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 if ! command -v lava-run >/dev/null; then
 	echo "lava-check: SKIP: lava-run missing (make deps installs lava-dispatcher)"
 	exit 0
@@ -28,13 +32,13 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 [ -f "$compare" ] || die "$compare does not exist"
-"$PYTHON" "$here/harness.py" lava "$@" --name "$name" || exit 1
+"$PYTHON" -m harness lava "$@" --name "$name" || exit 1
 tries=3
 for try in $(seq $tries); do
 	echo "== lava-check: try $try of $tries"
 	rm -rf "$out/$name-lava/logs"
 	"$here/lava-local.sh" "$templates" "$out/$name-lava/jobs" || exit 1
-	"$PYTHON" "$here/harness.py" merge "$@" --name "$name" --compare "$compare"
+	"$PYTHON" -m harness merge "$@" --name "$name" --compare "$compare"
 	rc=$?
 	[ $rc = 3 ] || exit $rc
 	echo "lava-check: INFRA: LAVA, the emulator or Xen broke a job, not the kernel: again"

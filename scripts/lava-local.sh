@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # lava-local.sh TEMPLATES JOBS_DIR [JOB...]: run LAVA jobs of
-# 'harness.py lava' here with lava-run, as a lab's worker would: each
-# job's device rendered from lava-server's device-types TEMPLATES (qemu.jinja2)
-# with the device dictionary beside JOBS_DIR and the job's context, as a
-# server renders it; each log (lava-run's output) to JOBS_DIR/../logs/, named
-# as the job.  JOB: job file names in JOBS_DIR (default: all).  Exit 0 when
-# every job ran (its verdicts are harness.py merge's), 1 when lava-run could
-# not run one, 2 on bad arguments.
+# 'python3 -m harness lava' here with lava-run, as a lab's worker would:
+# each job's device rendered from lava-server's device-types TEMPLATES
+# (qemu.jinja2) with the device dictionary beside JOBS_DIR and the job's
+# context, as a server renders it; each log (lava-run's output) to
+# JOBS_DIR/../logs/, named as the job.  JOB: job file names in JOBS_DIR
+# (default: all).  Exit 0 when every job ran (its verdicts are those of
+# python3 -m harness merge), 1 when lava-run could not run one, 2 on
+# bad arguments.
 set -uo pipefail
 
 die() { echo "lava-local: $*" >&2; exit 2; }
@@ -19,7 +20,7 @@ shift 2
 [ -d "$jobs" ] || die "$jobs is not a directory of LAVA jobs"
 command -v lava-run >/dev/null || die "lava-run missing: run make deps (lava-dispatcher)"
 top=$(cd "$jobs/.." && pwd)
-[ -f "$top/device.jinja2" ] || die "$top/device.jinja2 missing: not harness.py lava's output"
+[ -f "$top/device.jinja2" ] || die "$top/device.jinja2 missing: not python3 -m harness lava's output"
 logs=$top/logs work=$top/lava-run
 mkdir -p "$logs" "$work"
 if [ $# = 0 ]; then

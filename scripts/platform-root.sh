@@ -6,8 +6,8 @@
 # device model qemu-system-xen, from trixie-backports), made once with
 # mmdebstrap from the Debian archive this machine's apt uses.  Nothing
 # of the machine changes: the harness runs QEMU through the root's own
-# loader (scripts/tcg/qemu-root), and mkinitramfs-dom0.sh copies dom0's
-# toolstack from it with the root's libraries.
+# loader (scripts/tcg/qemu-root), and guest/mkinitramfs-dom0.sh copies
+# dom0's toolstack from it with the root's libraries.
 #
 # Done when ROOT/.xt-root-done names the same packages; otherwise made
 # again in ROOT.tmp and moved into place, so an interrupted run leaves

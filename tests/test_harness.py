@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the harness (scripts/harness.py and its xt_* modules)."""
+"""Host tests of the harness (the package harness/, python3 -m harness)."""
 import argparse
 import array
 import contextlib
@@ -23,27 +23,24 @@ import unittest
 from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'scripts'))
-import xt_settings  # noqa: E402
+# The repository's root, where python3 -m harness runs.
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+from harness import settings  # noqa: E402
 # The host tests boot nothing: Xen 4.17 is the machine's platform, with
 # no Debian 13 root to make (the tests of the Xen axis make a fake one).
-RUN_DEFAULT_XEN = xt_settings.DEFAULT_XEN
-xt_settings.DEFAULT_XEN = '4.17'
-import harness  # noqa: E402
-import xt_boot  # noqa: E402
-import xt_console  # noqa: E402
-import xt_report  # noqa: E402
-import xt_verdict  # noqa: E402
-import xt_kunit  # noqa: E402
-import xt_model  # noqa: E402
-import xt_lava  # noqa: E402
-import xt_lkft  # noqa: E402
-from xt_model import (REACHED, BootResult, ConsoleFacts, Config, Ending, KtapResult,  # noqa: E402
-                      Outcome, Status, StreamCheck, Try)
+# Set before the modules that read it are imported.
+RUN_DEFAULT_XEN = settings.DEFAULT_XEN
+settings.DEFAULT_XEN = '4.17'
+from harness import (boot, console, kunit_results, lava, lkft, model, mutants,  # noqa: E402
+                     platforms, report, request, run, verdict)
+from harness import __main__ as cli  # noqa: E402
+from harness.model import (REACHED, BootResult, ConsoleFacts, Config, Ending,  # noqa: E402
+                           KtapResult, Outcome, Status, StreamCheck, Try)
 
 
 def fake_xen(path: str, slop: int = 50000) -> None:
-    """A Xen binary as xt_platform reads its timer_slop default: a 32-bit
+    """A Xen binary as platforms reads its timer_slop default: a 32-bit
     ELF with one segment at 2 MB holding the name, its struct
     kernel_param and the variable."""
     import struct
@@ -69,13 +66,13 @@ def touch(path: str) -> None:
         open(path, 'w').close()
 
 
-def boot(name='c', ending=REACHED, results=(), names=(), kunit_ok=None, tries=(),
-         guest_type='pv', params=None, cpus=(), problems=(), run=0):
+def boot_result(name='c', ending=REACHED, results=(), names=(), kunit_ok=None, tries=(),
+                guest_type='pv', params=None, cpus=(), problems=(), run=0):
     """A BootResult as a test needs it: its config named name (a matrix
     config when params is None), its ending, its results ((test, name,
     Status)), the names its stream reported."""
     facts = ConsoleFacts(results=[KtapResult(t, n, st) for t, n, st in results],
-                         cpus=[xt_model.XtCpu(k, 'xen', 'xen', -1 if v == '-' else int(v), v)
+                         cpus=[model.XtCpu(k, 'xen', 'xen', -1 if v == '-' else int(v), v)
                                for k, v in enumerate(cpus)],
                          problems=list(problems))
     r = BootResult(config=NamedConfig(name, guest_type, params, run), ending=ending,
@@ -123,13 +120,13 @@ ok 2 selftests: xen_timer: xen_timer_latency_test # SKIP
 
 class KselftestSplit(unittest.TestCase):
     def test_split(self):
-        t = xt_console.kselftest_tests(RUN_KSELFTEST)
+        t = console.kselftest_tests(RUN_KSELFTEST)
         self.assertEqual(sorted(t), ['xen_timer_latency_test', 'xen_timer_slop_test'])
         slop = t['xen_timer_slop_test']
         self.assertEqual(slop.rc, 1)
         self.assertEqual(slop.lines[0], 'TAP version 13')
         self.assertIn('# on Xen: /sys/hypervisor/type is xen', slop.lines)
-        self.assertEqual([(r.name, r.status) for r in xt_console.ktap_results(slop.lines)],
+        self.assertEqual([(r.name, r.status) for r in console.ktap_results(slop.lines)],
                          [('cpu0_min_delta_ns', Status.PASS), ('cpu1_min_delta_ns', Status.FAIL)])
         lat = t['xen_timer_latency_test']
         self.assertEqual(lat.rc, 4)
@@ -138,23 +135,23 @@ class KselftestSplit(unittest.TestCase):
     def test_ok_and_skip(self):
         lines = ['# selftests: xen_timer: a', 'ok 1 selftests: xen_timer: a',
                  '# selftests: xen_timer: b', 'ok 2 selftests: xen_timer: b # SKIP']
-        t = xt_console.kselftest_tests(lines)
+        t = console.kselftest_tests(lines)
         self.assertEqual((t['a'].rc, t['b'].rc), (0, 4))
 
     def test_unfinished_test_is_missing(self):
         # A guest that died inside a test has no result line for it.
-        t = xt_console.kselftest_tests(RUN_KSELFTEST[:12])
+        t = console.kselftest_tests(RUN_KSELFTEST[:12])
         self.assertEqual(t, {})
 
     def test_other_collection_ignored(self):
-        t = xt_console.kselftest_tests(['# selftests: timers: posix_timers',
+        t = console.kselftest_tests(['# selftests: timers: posix_timers',
                                      'ok 1 selftests: timers: posix_timers'])
         self.assertEqual(t, {})
 
 
 class Detectors(unittest.TestCase):
     def test_grouping(self):
-        r = boot(kunit_ok=False, results=[
+        r = boot_result(kunit_ok=False, results=[
             ('xen_timer_slop_test', 'cpu0_min_delta_ns', Status.FAIL),
             ('xen_timer_slop_test', 'cpu1_min_delta_ns', Status.FAIL),
             ('xen_timer_latency_test', 'interval_50us_avg', Status.PASS)])
@@ -163,34 +160,34 @@ class Detectors(unittest.TestCase):
         self.assertEqual(r.outcome, Outcome.FAIL)
 
     def test_boot_failure(self):
-        r = boot(ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))
+        r = boot_result(ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))
         self.assertEqual(r.failures(), ['boot (fail): hang'])
         self.assertEqual(r.status, 'hang: no end marker after 40 s')
 
     def test_a_missing_selftest_is_a_failure(self):
-        r = boot(problems=['xen_timer_latency_test did not run'])
+        r = boot_result(problems=['xen_timer_latency_test did not run'])
         self.assertEqual((r.outcome, r.status, r.failures()),
                          (Outcome.FAIL, 'xen_timer_latency_test did not run',
                           ['boot (fail): xen_timer_latency_test did not run']))
 
     def test_repeat_table(self):
-        runs = [boot(run=1), boot(run=2, kunit_ok=False)]
-        self.assertEqual(xt_report.repeat_table(runs),
+        runs = [boot_result(run=1), boot_result(run=2, kunit_ok=False)]
+        self.assertEqual(report.repeat_table(runs),
                          'c: 1/2 boots flagged\n    1/2  KUnit at boot\n')
 
     def test_agreement_is_of_the_run(self):
         # The header's claim about ours vs cyclictest is computed from the
         # rows it heads; a cyclictest median past its histogram is left out.
         def row(ours, cyc):
-            r = boot()
-            lat = [xt_model.Latency(1, 1.0, 1.0, 1.0, 1.0, 0, p50_us=p, hist_limit_us=1000)
+            r = boot_result()
+            lat = [model.Latency(1, 1.0, 1.0, 1.0, 1.0, 0, p50_us=p, hist_limit_us=1000)
                    for p in (ours, cyc)]
-            r.facts.intervals[50] = xt_model.Interval(lat[0], lat[1])
+            r.facts.intervals[50] = model.Interval(lat[0], lat[1])
             return r
-        line = xt_report.agreement([row(100.0, 200.0), row(150.0, 100.0), row(90.0, 100.0),
-                                    row(300.0, None)], [50])
+        line = report.agreement([row(100.0, 200.0), row(150.0, 100.0), row(90.0, 100.0),
+                                 row(300.0, None)], [50])
         self.assertIn('in this run: 0.90 (median of 3 rows, 0.50 to 1.50)', line)
-        self.assertIn('no row has both medians', xt_report.agreement([row(1.0, None)], [50]))
+        self.assertIn('no row has both medians', report.agreement([row(1.0, None)], [50]))
         # Past the histogram: shown, and in the JSON, as '>1000'.
         past = row(1.0, None).facts.intervals[50].cyclictest
         assert past is not None
@@ -199,19 +196,19 @@ class Detectors(unittest.TestCase):
     def test_summary_columns_never_run_together(self):
         # A stall of a quarter of a second is six digits of us in a
         # column sized for fewer: each figure stays its own word.
-        r = boot()
-        ours = xt_model.Latency(1000, 70.0, 237822.0, 237863.0, None, 994, p50_us=None,
-                                hist_limit_us=1000)
-        r.facts.intervals[1000] = xt_model.Interval(ours, ours)
-        row = xt_report.summary_table([r], [1000], 100, 'TCG').splitlines()[-1]
+        r = boot_result()
+        ours = model.Latency(1000, 70.0, 237822.0, 237863.0, None, 994, p50_us=None,
+                             hist_limit_us=1000)
+        r.facts.intervals[1000] = model.Interval(ours, ours)
+        row = report.summary_table([r], [1000], 100, 'TCG').splitlines()[-1]
         self.assertEqual(row.split(), ['c', '-i1000', *['70', '>1000', '237822', '237863',
                                                         '>1000', '994', '1000'] * 2])
 
     def test_repeat_table_counts_infra(self):
-        runs = [boot(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
-                boot(run=2, ending=Ending(Outcome.INFRA, 'Xen', '(XEN) d1v0 Triple fault'),
-                     tries=[Outcome.INFRA] * 3)]
-        self.assertEqual(xt_report.repeat_table(runs).splitlines()[0],
+        runs = [boot_result(run=1, tries=[Outcome.INFRA, Outcome.PASS]),
+                boot_result(run=2, ending=Ending(Outcome.INFRA, 'Xen', '(XEN) d1v0 Triple fault'),
+                            tries=[Outcome.INFRA] * 3)]
+        self.assertEqual(report.repeat_table(runs).splitlines()[0],
                          'c: 0/2 boots flagged, 1 INFRA after retries, 4 INFRA tries')
 
     def test_try_reason_is_the_death_before_the_checks(self):
@@ -221,14 +218,14 @@ class Detectors(unittest.TestCase):
         args = types.SimpleNamespace(retries=0)
         skip = ('xen_timer_latency_test', 'interval_1000us_p99', Status.SKIP)
         fault = '(XEN) d18v1 Triple fault - invoking HVM shutdown action 1'
-        for ending, reason in ((REACHED, xt_model.PLATFORM_FLAG + 'xen_timer_latency_test: '
+        for ending, reason in ((REACHED, model.PLATFORM_FLAG + 'xen_timer_latency_test: '
                                 'interval_1000us_p99'),
                                (Ending(Outcome.INFRA, 'Xen', fault), f'Xen: {fault}')):
-            r = boot(ending=ending)
-            r.facts.results.append(KtapResult(*skip, xt_model.PLATFORM_SKIP))
-            job = harness.Job(1, 'c', r.config)
+            r = boot_result(ending=ending)
+            r.facts.results.append(KtapResult(*skip, model.PLATFORM_SKIP))
+            job = run.Job(1, 'c', r.config)
             with contextlib.redirect_stdout(io.StringIO()):
-                self.assertFalse(harness.try_done(args, job, r))
+                self.assertFalse(run.try_done(args, job, r))
             self.assertEqual((r.outcome, [t.reason for t in r.tries]),
                              (Outcome.INFRA, [reason]))
 
@@ -246,7 +243,7 @@ def domu_start(lines):
 def watch(lines, **finish):
     """A Watcher fed a captured console, one line every 10 ms; with a
     timeout, the boot ends at it."""
-    w = xt_console.Watcher(end_grace_s=1.0, fail_grace_s=2.0)
+    w = console.Watcher(end_grace_s=1.0, fail_grace_s=2.0)
     t = 0.0
     for line in lines:
         t += 0.01
@@ -270,7 +267,7 @@ class CapturedConsoles(unittest.TestCase):
             'kselftest xen_timer_program_test', 'kselftest xen_timer_latency_test',
             'cyclictest-50', 'cyclictest-1000', 'poweroff', 'end'])
         self.assertEqual(list(dict(w.timing())), [m for m, _ in w.marks][:-1])
-        r = xt_console.parse(lines, [50, 1000], 100)
+        r = console.parse(lines, [50, 1000], 100)
         # A boot of make false-failures: xen_timer_slop=2000000.
         self.assertEqual((r.problems, r.bad_exit, r.min_delta_ns), ([], [], '2000000'))
         self.assertEqual([(v.test, v.name, v.status) for v in r.results], [
@@ -287,32 +284,32 @@ class CapturedConsoles(unittest.TestCase):
         assert r.prog_check is not None
         self.assertEqual((r.prog_check.slop_ns, r.prog_check.core), (2000000, 'forced'))
         self.assertGreater(r.prog_check.short, 0)
-        k = xt_console.kunit_lines(lines)
+        k = console.kunit_lines(lines)
         self.assertIn('# xen_timer_slop: pass:3 fail:0 skip:0 total:3', '\n'.join(k))
 
     def test_kunit_lines_with_printk_time(self):
         # CONFIG_PRINTK_TIME: the KTAP lines come with timestamps, and
         # read as they would without them.
         stamped = captured('console.pv-ok')
-        b = next(k for k, line in enumerate(stamped) if line.startswith(xt_console.BEGIN_GUEST))
-        self.assertTrue(any(xt_console.PRINTK_TIME.match(line) for line in stamped[:b]))
-        plain = [xt_console.PRINTK_TIME.sub('', line) for line in stamped[:b]] + stamped[b:]
-        self.assertGreater(len(xt_console.kunit_lines(stamped)), 40)
-        self.assertEqual(xt_console.kunit_lines(stamped), xt_console.kunit_lines(plain))
-        self.assertEqual(watch(plain, qemu_rc=0).outcome, xt_model.Outcome.PASS)
+        b = next(k for k, line in enumerate(stamped) if line.startswith(console.BEGIN_GUEST))
+        self.assertTrue(any(console.PRINTK_TIME.match(line) for line in stamped[:b]))
+        plain = [console.PRINTK_TIME.sub('', line) for line in stamped[:b]] + stamped[b:]
+        self.assertGreater(len(console.kunit_lines(stamped)), 40)
+        self.assertEqual(console.kunit_lines(stamped), console.kunit_lines(plain))
+        self.assertEqual(watch(plain, qemu_rc=0).outcome, model.Outcome.PASS)
 
     def test_kunit_interleaved(self):
         # A boot of make check whose KUnit KTAP had "Freeing initrd memory"
         # and "input: AT Translated Set 2 keyboard" inside a nested test:
         # kunit.py found "Expected test number 7 but found 1" and 5 crashes.
         lines = captured('console.pv-interleaved.old-selftest')
-        k = xt_console.kunit_lines(lines)
-        self.assertTrue(all(xt_console.KTAP_LINE.match(line) for line in k))
+        k = console.kunit_lines(lines)
+        self.assertTrue(all(console.KTAP_LINE.match(line) for line in k))
         self.assertNotIn('Freeing initrd memory: 2928K', k)
         # Every result line of KUnit's, none lost with the lines taken out.
         kunit_part = lines[:next(i for i, l in enumerate(lines)
-                                 if l.startswith(xt_console.BEGIN_GUEST))]
-        results = sum(bool(re.match(r'\s*(not )?ok \d', xt_console.PRINTK_TIME.sub('', l)))
+                                 if l.startswith(console.BEGIN_GUEST))]
+        results = sum(bool(re.match(r'\s*(not )?ok \d', console.PRINTK_TIME.sub('', l)))
                       for l in kunit_part)
         self.assertGreater(results, 60)
         self.assertEqual(sum(line.strip().startswith(('ok ', 'not ok ')) for line in k), results)
@@ -325,13 +322,13 @@ class CapturedConsoles(unittest.TestCase):
         raw = captured('console.pvh-dom0-xen-mid-line')
         self.assertIn('# ok 2 cpu1_min_delta_ns(XEN) uart interrupt taking more than 4ms, '
                       'switched to polling', raw)
-        lines = [part for line in raw for part in xt_console.serial_lines(line)]
+        lines = [part for line in raw for part in console.serial_lines(line)]
         self.assertIn('(XEN) uart interrupt taking more than 4ms, switched to polling', lines)
-        slop = xt_console.kselftest_tests(lines)['xen_timer_slop_test']
-        self.assertEqual([r.name for r in xt_console.ktap_results(slop.lines)],
+        slop = console.kselftest_tests(lines)['xen_timer_slop_test']
+        self.assertEqual([r.name for r in console.ktap_results(slop.lines)],
                          ['cpu0_min_delta_ns', 'cpu1_min_delta_ns'])
-        self.assertEqual(xt_console.serial_lines('a(XEN) b(XEN) c'), ['a', '(XEN) b', '(XEN) c'])
-        self.assertEqual(xt_console.serial_lines('(XEN) Xen'), ['(XEN) Xen'])
+        self.assertEqual(console.serial_lines('a(XEN) b(XEN) c'), ['a', '(XEN) b', '(XEN) c'])
+        self.assertEqual(console.serial_lines('(XEN) Xen'), ['(XEN) Xen'])
 
     def test_xen_lines_between_a_guest_stream(self):
         # make check of 6618260: a PVH domU triple-faulted in cyclictest,
@@ -343,20 +340,20 @@ class CapturedConsoles(unittest.TestCase):
         raw = captured('console.pvh-domu-xen-dump-in-selftest')
         at = raw.index('# selftests: xen_timer: xen_timer_latency_test')
         self.assertEqual(raw[at + 1], '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
-        guest = xt_console.guest_output(raw)
-        self.assertFalse(any(line.startswith(xt_console.XEN_PREFIX) for line in guest))
-        r = xt_console.parse(guest, [50, 1000], 100)
+        guest = console.guest_output(raw)
+        self.assertFalse(any(line.startswith(console.XEN_PREFIX) for line in guest))
+        r = console.parse(guest, [50, 1000], 100)
         self.assertEqual(r.problems, [])
         for name, stream in r.streams.items():
             self.assertFalse(any('(XEN)' in line for line in stream), name)
         self.assertEqual(r.streams['xen_timer_latency_test'][:2], ['TAP version 13', '1..6'])
-        self.assertEqual(xt_lkft.problems({'a': r.streams['run_kselftest.sh']}), [])
-        found, why = xt_lkft.tap_problems({'a': r.streams['run_kselftest.sh']})
+        self.assertEqual(lkft.problems({'a': r.streams['run_kselftest.sh']}), [])
+        found, why = lkft.tap_problems({'a': r.streams['run_kselftest.sh']})
         if why:
             self.skipTest(why)
         self.assertEqual(found, [])
         # What the check found before: the stream with Xen's lines in it.
-        found, _ = xt_lkft.tap_problems({'a': xt_console.blocks(raw)['kselftest'].lines})
+        found, _ = lkft.tap_problems({'a': console.blocks(raw)['kselftest'].lines})
         self.assertIn('a: xen_timer_latency_test: tappy: The version must be on the first '
                       'line.', found)
 
@@ -365,7 +362,7 @@ class CapturedConsoles(unittest.TestCase):
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'panic: Kernel panic - not syncing: '
                                    'Requested init /bogus failed (error -2).')
-        r = xt_console.parse(lines, [50, 1000], 100)
+        r = console.parse(lines, [50, 1000], 100)
         self.assertEqual(r.problems, ['run_kselftest.sh did not run',
                                           'xen_timer_slop_test did not run',
                                           'xen_timer_program_test did not run',
@@ -384,8 +381,8 @@ class CapturedConsoles(unittest.TestCase):
         # dom0 or QEMU hung.  The same silence with the guest as dom0 is
         # the kernel's hang.
         lines = captured('console.pv-hang')
-        for domu, outcome in ((True, xt_model.Outcome.INFRA), (False, xt_model.Outcome.FAIL)):
-            w = xt_console.Watcher(1.0, 2.0, domu=domu, platform='Xen 4.17, QEMU 7.2')
+        for domu, outcome in ((True, model.Outcome.INFRA), (False, model.Outcome.FAIL)):
+            w = console.Watcher(1.0, 2.0, domu=domu, platform='Xen 4.17, QEMU 7.2')
             for k, line in enumerate(['@@XT DOMU-START hvm 1/1', *lines] if domu else lines):
                 w.feed(line, k * 0.01)
             w.finish(300.0, timeout=300)
@@ -398,11 +395,11 @@ class CapturedConsoles(unittest.TestCase):
         # its 300 s: the host's fault, booted again, never a pass.
         lines = captured('console.pv-ok')
         cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
-        w = xt_console.Watcher(1.0, 2.0)
+        w = console.Watcher(1.0, 2.0)
         for k, line in enumerate(cut):
             w.feed(line, 269.0 * (k + 1) / len(cut))
         w.finish(300.0, timeout=300)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertTrue(w.status.startswith('too slow: no end marker after 300 s, the guest '
                                             'still printing 31 s before'), w.status)
 
@@ -412,16 +409,16 @@ class CapturedConsoles(unittest.TestCase):
         # so (its stall report lost), the domU hung: not the platform.
         lines = captured('console.pvh-ok')
         cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
-        for last, outcome, kind in ((269.0, xt_model.Outcome.INFRA, 'too slow'),
-                                    (100.0, xt_model.Outcome.FAIL, 'hang')):
-            w = xt_console.Watcher(1.0, 2.0, domu=True)
+        for last, outcome, kind in ((269.0, model.Outcome.INFRA, 'too slow'),
+                                    (100.0, model.Outcome.FAIL, 'hang')):
+            w = console.Watcher(1.0, 2.0, domu=True)
             for k, line in enumerate(cut):
                 w.feed(line, last * (k + 1) / len(cut))
             w.feed('@@XT DOMU-TIMEOUT 300', 300.0)
             self.assertEqual((w.outcome, w.ending.kind), (outcome, kind), w.status)
             self.assertIn('no end marker after 300 s', w.status)
-            self.assertFalse(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S - 1))
-            self.assertTrue(w.should_stop(300.0 + xt_console.DOMU_END_GRACE_S))
+            self.assertFalse(w.should_stop(300.0 + console.DOMU_END_GRACE_S - 1))
+            self.assertTrue(w.should_stop(300.0 + console.DOMU_END_GRACE_S))
 
     def test_dom0s_quiet_notes(self):
         # dom0's watchdog on a quiet PVH domU: its notes (DOMU-QUIET) are
@@ -438,32 +435,32 @@ class CapturedConsoles(unittest.TestCase):
                  '@@XT DOMU-QUIET rip: ffffffff81a3c1e5 default_idle+0x15']
         lines = captured('console.pvh-ok')
         cut = lines[:lines.index('@@XT BEGIN cyclictest-50') + 1]
-        w = xt_console.Watcher(1.0, 2.0, domu=True)
+        w = console.Watcher(1.0, 2.0, domu=True)
         for k, line in enumerate(cut):
             w.feed(line, 100.0 * (k + 1) / len(cut))
         for k, line in enumerate(notes):
             w.feed(line, 135.0 + k)
         w.feed('@@XT DOMU-TIMEOUT 300', 300.0)
-        self.assertEqual((w.outcome, w.ending.kind), (xt_model.Outcome.FAIL, 'hang'), w.status)
+        self.assertEqual((w.outcome, w.ending.kind), (model.Outcome.FAIL, 'hang'), w.status)
         self.assertIn('nothing printed for 200 s', w.status)
 
         at = next(k for k, line in enumerate(lines) if 'interval_1000us_avg' in line)
         noted = lines[:at] + notes + lines[at:]
         self.assertEqual(watch(noted, qemu_rc=0).status, 'ok')
-        self.assertEqual(xt_console.parse(xt_console.guest_output(noted), [50, 1000], 100),
-                         xt_console.parse(lines, [50, 1000], 100))
+        self.assertEqual(console.parse(console.guest_output(noted), [50, 1000], 100),
+                         console.parse(lines, [50, 1000], 100))
 
     def test_evaluate_writes_each_stream_and_kunit_its_own(self):
         # evaluate() once handed KUnit at boot the last selftest's stream
         # (a loop variable reused): "Ran 6 tests ... fewer than the 10
         # required" on a domU whose KUnit had passed.
         lines = captured('console.pvh-ok')
-        boot = types.SimpleNamespace(
+        fake = types.SimpleNamespace(
             lines=lines, guest_cmdline='', seconds=1.0, tail=lambda n=15: lines[-n:],
             timing=lambda: [], ending=watch(lines, qemu_rc=0).ending)
-        check = xt_model.CheckSettings((50, 1000), 100, (xt_console.SLOP_TEST,
-                                                          xt_console.LATENCY_TEST),
-                                       kunit_py='kunit.py', kunit_boot=True)
+        check = model.CheckSettings((50, 1000), 100, (console.SLOP_TEST,
+                                                      console.LATENCY_TEST),
+                                    kunit_py='kunit.py', kunit_boot=True)
         parsed = {}
 
         def fake_parse(kunit_py, path, min_cases=1):
@@ -471,10 +468,10 @@ class CapturedConsoles(unittest.TestCase):
                 parsed[os.path.basename(path)] = f.read().splitlines()
             return None
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(xt_verdict, 'ktap_parse', fake_parse):
-            xt_verdict.evaluate(boot, Config('', 'pvh', None, None), check, tmp, '1')
+                mock.patch.object(verdict, 'ktap_parse', fake_parse):
+            verdict.evaluate(fake, Config('', 'pvh', None, None), check, tmp, '1')
         self.assertEqual(parsed['kunit-1.log'],
-                         xt_console.kunit_lines(lines, raw=xt_kunit.reads_raw_console('kunit.py')))
+                         console.kunit_lines(lines, raw=kunit_results.reads_raw_console('kunit.py')))
         self.assertIn('ktap-1-xen_timer_latency_test.txt', parsed)
 
     def test_pvh_domu(self):
@@ -484,12 +481,12 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(w.status, 'ok')
         self.assertEqual([m for m, _ in w.marks][:5],
                          ['Xen', 'guest kernel', 'domU', 'domU started', 'domU kernel'])
-        r = xt_console.parse(lines, [50, 1000], 100)
+        r = console.parse(lines, [50, 1000], 100)
         self.assertEqual((r.problems, r.bad_exit), ([], []))
         self.assertEqual(len(r.results), 9)
         self.assertIn(('xen_timer_program_test', 'slop_in_effect', Status.PASS),
                       [(v.test, v.name, v.status) for v in r.results])
-        k = '\n'.join(xt_console.kunit_lines(lines))
+        k = '\n'.join(console.kunit_lines(lines))
         self.assertIn('ok 3 xen_timer_slop_test_cpu_devices', k)
 
     def test_domu_build_and_boot_timed_apart(self):
@@ -515,14 +512,14 @@ class CapturedConsoles(unittest.TestCase):
         cut = lines[:lines.index('@@XT BEGIN cyclictest-1000') + 20]
         cut += ['@@XT DOMU-STALL log 31337 bytes, 30 s without output',
                 'Name    ID   Mem VCPUs      State   Time(s)']
-        w = xt_console.Watcher(2.0, 2.0)
+        w = console.Watcher(2.0, 2.0)
         for k, line in enumerate(cut):
             w.feed(line, float(k))
         stall_t = float(len(cut) - 2)
         self.assertEqual(w.status, 'the domU console stalled: log 31337 bytes, '
                                    '30 s without output')
-        self.assertFalse(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S - 1))
-        self.assertTrue(w.should_stop(stall_t + xt_console.DOMU_STALL_GRACE_S))
+        self.assertFalse(w.should_stop(stall_t + console.DOMU_STALL_GRACE_S - 1))
+        self.assertTrue(w.should_stop(stall_t + console.DOMU_STALL_GRACE_S))
 
     def test_domu_died(self):
         # dom0's watchdog: the domU crashed (xl's on_crash destroys it).
@@ -534,7 +531,7 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(w.status, 'the domU ended before its end marker with no guest panic: '
                                    'the domU is gone (crashed, halted or powered off) before '
                                    'its end marker')
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
 
     def test_cut_in_a_test_is_a_hang(self):
         # A guest that stops inside the latency test: no end marker, and the
@@ -544,7 +541,7 @@ class CapturedConsoles(unittest.TestCase):
         w = watch(cut, timeout=40)
         self.assertTrue(w.status.startswith('hang: no end marker after 40 s'), w.status)
         self.assertEqual(w.stage, 'kselftest xen_timer_latency_test')
-        self.assertEqual(xt_console.parse(cut, [50], 100).problems[0],
+        self.assertEqual(console.parse(cut, [50], 100).problems[0],
                          'run_kselftest.sh did not run')
 
 
@@ -573,30 +570,30 @@ class XtFormats(unittest.TestCase):
 
     def test_each_tag_has_a_record(self):
         tags = set(self.formats())
-        self.assertEqual(tags, set(xt_model.XT_RECORDS) | set(xt_model.XT_UNPARSED))
+        self.assertEqual(tags, set(model.XT_RECORDS) | set(model.XT_UNPARSED))
 
     def test_fields_and_types_match(self):
         types = {'d': 'int', 'u': 'int', 's': 'str', 'f': 'float'}
         for tag, fmt in self.formats().items():
-            if tag in xt_model.XT_UNPARSED:
+            if tag in model.XT_UNPARSED:
                 continue
             printed = {k: types[c[1]] for k, c in
                        ((k, self.CONV.fullmatch(v).groups()) for k, v in
                         re.findall(r'(\w+)=(%[^ \\]+)', fmt))}
-            fields = {f.name: str(f.type) for f in dataclasses.fields(xt_model.XT_RECORDS[tag])}
+            fields = {f.name: str(f.type) for f in dataclasses.fields(model.XT_RECORDS[tag])}
             self.assertEqual(printed, fields, tag)
 
     def test_a_rendered_line_parses(self):
         sample = {'d': '-1', 'u': '7', 's': 'xen', 'f': '7.25'}
         for tag, fmt in self.formats().items():
-            if tag in xt_model.XT_UNPARSED:
+            if tag in model.XT_UNPARSED:
                 continue
             line = '# ' + tag + ' ' + self.CONV.sub(
                 lambda m: sample[m.group(2)], fmt.replace('\\n', ''))
-            rec = xt_console.xt_record(line)
-            self.assertIsInstance(rec, xt_model.XT_RECORDS[tag])
-        with self.assertRaises(xt_console.RecordError):
-            xt_console.xt_record('# XT_CPU cpu=0 device=xen')
+            rec = console.xt_record(line)
+            self.assertIsInstance(rec, model.XT_RECORDS[tag])
+        with self.assertRaises(console.RecordError):
+            console.xt_record('# XT_CPU cpu=0 device=xen')
 
     def test_captured_consoles_carry_the_current_format(self):
         # A captured console is of today's selftests, or named as of an
@@ -610,10 +607,10 @@ class XtFormats(unittest.TestCase):
             bad = []
             for line in captured(name):
                 m = re.search(r'\b(XT_[A-Z]+) ', line)
-                if m and m.group(1) in xt_model.XT_RECORDS:
+                if m and m.group(1) in model.XT_RECORDS:
                     try:
-                        xt_console.xt_record(line)
-                    except xt_console.RecordError as e:
+                        console.xt_record(line)
+                    except console.RecordError as e:
                         bad.append(str(e))
             if name.endswith('.old-selftest'):
                 self.assertTrue(bad, f'{name}: every XT_* line is of today: drop .old-selftest')
@@ -622,13 +619,13 @@ class XtFormats(unittest.TestCase):
 
 
 class Settings(unittest.TestCase):
-    """scripts/xt_settings.py against what it describes."""
+    """harness/settings.py against what it describes."""
 
     def test_readme_has_the_table(self):
-        # README's settings table is `harness.py settings`, as it is now
-        # (run as make runs it: this module changes DEFAULT_XEN).
-        table = subprocess.run([sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'),
-                                'settings'], capture_output=True, text=True, check=True).stdout
+        # README's settings table is `python3 -m harness settings`, as it is
+        # now (run as make runs it: this module changes DEFAULT_XEN).
+        table = subprocess.run([sys.executable, '-m', 'harness', 'settings'], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout
         with open(os.path.join(HERE, '..', 'README.md')) as f:
             self.assertIn(table, f.read())
 
@@ -643,7 +640,7 @@ class Settings(unittest.TestCase):
         ranges = {k: (int(lo), int(hi)) for k, lo, hi in
                   re.findall(r"\{ '(\w)', ([0-9]+), ([0-9]+), offsetof", src)}
         long_of = {'-n': 'n', '-o': 'o', '--report-over-us': 'R'}
-        with_selftest = [s for s in harness.SETTINGS if s.selftest]
+        with_selftest = [s for s in request.SETTINGS if s.selftest]
         self.assertTrue(with_selftest)
         for s in with_selftest:
             test, opt = s.selftest.split()
@@ -656,23 +653,23 @@ class Settings(unittest.TestCase):
 
     def test_xen_default_slop_is_the_selftests(self):
         h = selftest_source('xen_timer_lib.h')
-        self.assertEqual(xt_settings.XEN_DEFAULT_TIMER_SLOP_NS,
+        self.assertEqual(settings.XEN_DEFAULT_TIMER_SLOP_NS,
                          int(re.search(r'#define XT_XEN_TIMER_SLOP_NS\s+([0-9]+)ULL', h).group(1)))
 
     def test_guest_defaults_are_the_thread_table(self):
         # The defaults of make are the patch thread's matrix.
-        values = harness.parse_settings(argparse.Namespace(cmd='matrix', profile='make',
+        values = request.parse_settings(argparse.Namespace(cmd='matrix', profile='make',
                                                            assign=[], **dict.fromkeys(
-                                                               s.key for s in harness.SETTINGS)))
+                                                               s.key for s in request.SETTINGS)))
         self.assertEqual((values['xen_slops'], values['guest_slops']),
                          ((50000, 5000), (100000, 5000)))
 
     def test_init_scripts_read_each_parameter(self):
-        with open(os.path.join(HERE, '..', 'scripts', 'guest-init')) as f:
+        with open(os.path.join(HERE, '..', 'guest', 'guest-init')) as f:
             guest_init = f.read()
-        with open(os.path.join(HERE, '..', 'scripts', 'dom0-init')) as f:
+        with open(os.path.join(HERE, '..', 'guest', 'dom0-init')) as f:
             dom0_init = f.read()
-        for s in harness.SETTINGS:
+        for s in request.SETTINGS:
             if s.guest.startswith('xt_domu_'):
                 self.assertIn(f'{s.guest}=*)', dom0_init, s.make)
             elif s.guest.startswith('xt_'):
@@ -683,18 +680,18 @@ class Settings(unittest.TestCase):
         # be a second home.
         with open(os.path.join(HERE, '..', 'Makefile')) as f:
             mk = f.read()
-        for s in harness.SETTINGS:
+        for s in request.SETTINGS:
             self.assertIsNone(re.search(rf'^{s.make}\s*[?:]?=', mk, re.M), s.make)
 
     def test_a_profile_is_overridden_by_what_the_user_set(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            rc = harness.cmd_settings(argparse.Namespace(
+            rc = cli.cmd_settings(argparse.Namespace(
                 list='', get='GUEST_SLOPS', profile='boot-check', assign=['RUNS=3']))
         self.assertEqual((rc, out.getvalue()), (0, 'default 2000000\n'))
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            harness.cmd_settings(argparse.Namespace(
+            cli.cmd_settings(argparse.Namespace(
                 list='', get='GUEST_SLOPS', profile='boot-check', assign=['GUEST_SLOPS=5000']))
         self.assertEqual(out.getvalue(), '5000\n')
 
@@ -706,8 +703,8 @@ class Settings(unittest.TestCase):
                              (['DEFAULT_CONFIG=yes'], 'DEFAULT_CONFIG: "yes" is neither 1 nor 0')):
             err = io.StringIO()
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-                harness.cmd_settings(argparse.Namespace(list='', get='SAMPLES', profile='make',
-                                                        assign=assign))
+                cli.cmd_settings(argparse.Namespace(list='', get='SAMPLES', profile='make',
+                                                    assign=assign))
             self.assertEqual(e.exception.code, 2)
             self.assertEqual(len(err.getvalue().splitlines()), 1)
             self.assertIn(want, err.getvalue())
@@ -722,7 +719,7 @@ class SharedConstants(unittest.TestCase):
                                'xen_timer_latency_test.c')) as f:
             m = re.search(r'^#define RT_PRIORITY\s+(\d+)', f.read(), re.M)
         self.assertIsNotNone(m)
-        self.assertEqual(int(m.group(1)), xt_console.CYCLICTEST_RT_PRIORITY)
+        self.assertEqual(int(m.group(1)), console.CYCLICTEST_RT_PRIORITY)
 
     def test_platform_skip_reason(self):
         # The selftests' SKIP reason of what the platform could not resolve.
@@ -730,20 +727,20 @@ class SharedConstants(unittest.TestCase):
                                'xen_timer_common.h')) as f:
             m = re.search(r'^#define XT_PLATFORM_SKIP\s+"(.*)\\n"', f.read(), re.M)
         self.assertIsNotNone(m)
-        self.assertEqual(m.group(1), xt_model.PLATFORM_SKIP)
+        self.assertEqual(m.group(1), model.PLATFORM_SKIP)
 
     def test_poweroff_reason(self):
         # The words of dom0-init's poweroff reason, which the harness reads.
-        with open(os.path.join(HERE, '..', 'scripts', 'dom0-init')) as f:
-            self.assertIn(f'0) echo "{xt_console.DOMU_POWEROFF}" ;;', f.read())
+        with open(os.path.join(HERE, '..', 'guest', 'dom0-init')) as f:
+            self.assertIn(f'0) echo "{console.DOMU_POWEROFF}" ;;', f.read())
 
     def test_guest_init_is_told_everything(self):
         # guest-init has no defaults: each xt_ setting it requires, the
         # harness gives.
-        with open(os.path.join(HERE, '..', 'scripts', 'guest-init')) as f:
+        with open(os.path.join(HERE, '..', 'guest', 'guest-init')) as f:
             required = re.search(r'^for v in (xt_[a-z_ ]+); do', f.read(), re.M).group(1).split()
-        values = {s.key: s.parse(s.default) for s in harness.SETTINGS}
-        g = xt_model.GuestSettings(xt_settings.guest_params(harness.SETTINGS, values), 1000, 80)
+        values = {s.key: s.parse(s.default) for s in request.SETTINGS}
+        g = model.GuestSettings(settings.guest_params(request.SETTINGS, values), 1000, 80)
         given = [w.split('=')[0] for w in g.cmdline(Config('', 'pv', None, None)).split()]
         self.assertEqual([v for v in required if v not in given], [])
 
@@ -753,7 +750,7 @@ class KtapResults(unittest.TestCase):
         lines = ['ok 1 slop_in_effect # SKIP slop 1 ns is below 20000 ns',
                  'not ok 2 interval_50us_avg', 'ok 3 interval_50us_p99 # skip why',
                  'ok 4 x # TODO later']
-        self.assertEqual(xt_console.ktap_results(lines, 't'), [
+        self.assertEqual(console.ktap_results(lines, 't'), [
             KtapResult('t', 'slop_in_effect', Status.SKIP, 'slop 1 ns is below 20000 ns'),
             KtapResult('t', 'interval_50us_avg', Status.FAIL),
             KtapResult('t', 'interval_50us_p99', Status.SKIP, 'why'),
@@ -762,15 +759,15 @@ class KtapResults(unittest.TestCase):
 
 class NameSets(unittest.TestCase):
     def test_same_names(self):
-        runs = [boot('a', names=['x', 'y']), boot('b', names=['y', 'x']),
-                boot('c', ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))]
-        self.assertEqual(xt_verdict.name_differences(runs), [])
+        runs = [boot_result('a', names=['x', 'y']), boot_result('b', names=['y', 'x']),
+                boot_result('c', ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))]
+        self.assertEqual(verdict.name_differences(runs), [])
 
     def test_renamed_result_flagged(self):
         # The old selftest named a result after its value.
-        runs = [boot('a', names=['slop in effect: median 452 us']),
-                boot('b', names=['slop in effect: median 239 us'])]
-        diff = xt_verdict.name_differences(runs)
+        runs = [boot_result('a', names=['slop in effect: median 452 us']),
+                boot_result('b', names=['slop in effect: median 239 us'])]
+        diff = verdict.name_differences(runs)
         self.assertEqual(len(diff), 1)
         self.assertIn('b: 1 names missing', diff[0])
 
@@ -817,7 +814,7 @@ class Accel(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_falls_back_when_qemu_aborts_under_kvm(self):
-        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        args, mode, why = boot.choose_accel('auto', 'xen', 2)
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('fell back to TCG: QEMU exited -6', why)
         self.assertIn('kvm_buf_set_msrs', why)
@@ -827,7 +824,7 @@ class Accel(unittest.TestCase):
         # ends at that line, not after PROBE_SECONDS.
         os.environ['FAKE_KVM'] = 'internal-error'
         t0 = time.monotonic()
-        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        args, mode, why = boot.choose_accel('auto', 'xen', 2)
         self.assertLess(time.monotonic() - t0, 5)
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('QEMU stopped the VM after', why)
@@ -835,51 +832,51 @@ class Accel(unittest.TestCase):
 
     def test_uses_kvm_when_xen_runs(self):
         os.environ['FAKE_KVM'] = 'works'
-        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
-        self.assertEqual((args, mode), (xt_boot.KVM_ARGS, 'kvm'))
+        args, mode, why = boot.choose_accel('auto', 'xen', 2)
+        self.assertEqual((args, mode), (boot.KVM_ARGS, 'kvm'))
         self.assertIn('brought up its CPUs under KVM', why)
 
     def test_domains_need_hap_under_kvm(self):
         # KVM runs Xen, but without nested paging: PV boots under KVM, the
         # HVM and PVH types fall back to TCG (ACCEL=kvm: refused).
         os.environ['FAKE_KVM'] = 'works'
-        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2)[1], 'kvm')
-        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2, need_hap=True)
+        self.assertEqual(boot.choose_accel('auto', 'xen', 2)[1], 'kvm')
+        args, mode, why = boot.choose_accel('auto', 'xen', 2, need_hap=True)
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('without HAP (HVM and PVH domains need it)', why)
-        with self.assertRaises(xt_boot.AccelError):
-            xt_boot.choose_accel('kvm', 'xen', 2, need_hap=True)
+        with self.assertRaises(boot.AccelError):
+            boot.choose_accel('kvm', 'xen', 2, need_hap=True)
         os.environ['FAKE_HAP'] = 'yes'
-        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2, need_hap=True)[1], 'kvm')
+        self.assertEqual(boot.choose_accel('auto', 'xen', 2, need_hap=True)[1], 'kvm')
 
     def test_no_kvm_device(self):
         os.environ['XT_KVM_DEV'] = self.kvm + '-missing'
-        self.assertEqual(xt_boot.choose_accel('auto', 'xen', 2)[1:],
+        self.assertEqual(boot.choose_accel('auto', 'xen', 2)[1:],
                          ('tcg', f'ACCEL=auto fell back to TCG: {self.kvm}-missing missing'))
 
     def test_no_qemu_falls_back(self):
         os.environ['PATH'] = '/nonexistent'
-        args, mode, why = xt_boot.choose_accel('auto', 'xen', 2)
+        args, mode, why = boot.choose_accel('auto', 'xen', 2)
         self.assertEqual((args, mode), ([], 'tcg'))
         self.assertIn('fell back to TCG: cannot run QEMU', why)
 
     def test_tcg_asks_nothing(self):
         os.environ['PATH'] = '/nonexistent'
-        self.assertEqual(xt_boot.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
+        self.assertEqual(boot.choose_accel('tcg', 'xen', 2), ([], 'tcg', 'ACCEL=tcg'))
 
     def test_kvm_required_but_broken(self):
-        with self.assertRaises(xt_boot.AccelError) as e:
-            xt_boot.choose_accel('kvm', 'xen', 2)
+        with self.assertRaises(boot.AccelError) as e:
+            boot.choose_accel('kvm', 'xen', 2)
         self.assertIn('ACCEL=kvm, but KVM cannot run Xen here', str(e.exception))
 
     def test_the_script_runs_main(self):
-        # harness.py as a command, not only harness.main().
+        # python3 -m harness as a command, not only cli.main().
         import subprocess
-        p = subprocess.run([sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'),
+        p = subprocess.run([sys.executable, '-m', 'harness',
                             'matrix', '--out', self.tmp.name + '/o', '--xen', '/nonexistent',
                             '--guest-types', 'pv', 'XENS=4.17',
                             '--kernel', '/nonexistent', '--initrd', '/nonexistent'],
-                           capture_output=True, text=True)
+                           cwd=ROOT, capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn('harness: /nonexistent does not exist', p.stderr)
 
@@ -890,10 +887,10 @@ class Accel(unittest.TestCase):
             touch(os.path.join(self.tmp.name, f))
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-            harness.main(['matrix', '--accel', 'kvm', '--guest-types', 'pv',
-                          '--out', self.tmp.name + '/out'] +
-                         [x for f in ('xen', 'kernel', 'initrd')
-                          for x in (f'--{f}', os.path.join(self.tmp.name, f))])
+            cli.main(['matrix', '--accel', 'kvm', '--guest-types', 'pv',
+                      '--out', self.tmp.name + '/out'] +
+                     [x for f in ('xen', 'kernel', 'initrd')
+                      for x in (f'--{f}', os.path.join(self.tmp.name, f))])
         self.assertEqual(e.exception.code, 2)
         self.assertEqual(len(err.getvalue().splitlines()), 1)
         self.assertIn('harness: ACCEL=kvm, but KVM cannot run Xen here', err.getvalue())
@@ -908,10 +905,10 @@ class KunitJson(unittest.TestCase):
                                         {'name': '"0": zero', 'status': 'FAIL'}]}]}]}
 
     def test_cases_and_counts(self):
-        c = xt_kunit.cases(self.JSON)
+        c = kunit_results.cases(self.JSON)
         self.assertEqual(c[0], (('xen_timer_slop', 'xen_timer_slop_test_parse',
                                  '"1": the 6.12 default'), 'PASS'))
-        self.assertEqual(xt_kunit.counts(c), {'PASS': 1, 'FAIL': 1, 'SKIP': 1, 'ERROR': 0})
+        self.assertEqual(kunit_results.counts(c), {'PASS': 1, 'FAIL': 1, 'SKIP': 1, 'ERROR': 0})
 
     def check(self, data, log='', mn=1, skips=1):
         with tempfile.TemporaryDirectory() as d:
@@ -920,7 +917,7 @@ class KunitJson(unittest.TestCase):
                 json.dump(data, f)
             with open(l, 'w') as f:
                 f.write(log)
-            return xt_kunit.check(j, l, mn, skips)
+            return kunit_results.check(j, l, mn, skips)
 
     def test_check(self):
         rc, line = self.check(self.JSON)
@@ -941,12 +938,12 @@ class KunitSourceCases(unittest.TestCase):
     def test_a_new_row_raises_it(self):
         with open(self.SRC) as f:
             text = f.read()
-        n = xt_kunit.source_cases(text)
+        n = kunit_results.source_cases(text)
         row = 'ce_test_min_deltas[] = { 1, 5000, 100000 };'
         self.assertIn(row, text)
-        self.assertEqual(xt_kunit.source_cases(
+        self.assertEqual(kunit_results.source_cases(
             text.replace(row, row.replace('{ 1,', '{ 1, 2,'))), n + 2)
-        self.assertEqual(xt_kunit.source_cases(
+        self.assertEqual(kunit_results.source_cases(
             text.replace('\tKUNIT_CASE(clockevents_test_forced),\n', '')), n - 1)
 
     def test_shapes(self):
@@ -966,11 +963,11 @@ static struct kunit_case cases[] = {
 \t{}
 };
 """
-        self.assertEqual(xt_kunit.source_cases(text), 3 + 2 + 1)
+        self.assertEqual(kunit_results.source_cases(text), 3 + 2 + 1)
         with self.assertRaises(ValueError):
-            xt_kunit.source_cases(text.replace('\t{ .a', '#if X\n\t{ .a'))
+            kunit_results.source_cases(text.replace('\t{ .a', '#if X\n\t{ .a'))
         with self.assertRaises(ValueError):
-            xt_kunit.source_cases(text.replace('KUNIT_ARRAY_PARAM(b, b', 'X(b, b'))
+            kunit_results.source_cases(text.replace('KUNIT_ARRAY_PARAM(b, b', 'X(b, b'))
 
 
 class XenSlopDefault(unittest.TestCase):
@@ -983,22 +980,20 @@ class XenSlopDefault(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_read_from_the_parameter_table(self):
-        import xt_platform
         xen = os.path.join(self.tmp.name, 'xen')
         for ns in (50000, 20000):
             fake_xen(xen, ns)
-            self.assertEqual(xt_platform.timer_slop_default(xen), ns)
+            self.assertEqual(platforms.timer_slop_default(xen), ns)
         with open(xen, 'r+b') as f:
             data = f.read().replace(b'\0timer_slop\0', b'\0timer_slip\0')
             f.seek(0)
             f.write(data)
-        with self.assertRaisesRegex(xt_platform.PlatformError, 'no timer_slop parameter'):
-            xt_platform.timer_slop_default(xen)
+        with self.assertRaisesRegex(platforms.PlatformError, 'no timer_slop parameter'):
+            platforms.timer_slop_default(xen)
 
     def test_the_default_platform(self):
         # Runs default to a Xen the table has; without its root, one line.
-        import xt_platform
-        self.assertIn(RUN_DEFAULT_XEN, xt_platform.PLATFORMS)
+        self.assertIn(RUN_DEFAULT_XEN, platforms.PLATFORMS)
         self.assertEqual(RUN_DEFAULT_XEN, '4.20')
         files = []
         for f in ('xen', 'kernel', 'initrd'):
@@ -1007,18 +1002,17 @@ class XenSlopDefault(unittest.TestCase):
             files += [f'--{f}', path]
         err = io.StringIO()
         with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
-            harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
-                                'XENS=4.20', '--platform-dir', self.tmp.name])
+            cli.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                            'XENS=4.20', '--platform-dir', self.tmp.name])
         self.assertEqual(err.getvalue(), 'harness: XENS=4.20 QEMU=own needs the Debian 13 root '
                          f'{self.tmp.name}/deb13: run make deps\n')
 
     def test_debian_xens(self):
         # The binaries make unpacks, where a build left them: 50 us each.
-        import xt_platform
-        for v in xt_platform.PLATFORMS:
+        for v in platforms.PLATFORMS:
             elf = os.path.join(HERE, '..', 'build', 'xen', f'xen-{v}.elf')
             if os.path.isfile(elf):
-                self.assertEqual(xt_platform.timer_slop_default(elf), 50000, elf)
+                self.assertEqual(platforms.timer_slop_default(elf), 50000, elf)
 
     def test_another_default_is_refused_in_one_line(self):
         files = []
@@ -1029,8 +1023,8 @@ class XenSlopDefault(unittest.TestCase):
         fake_xen(files[1], 20000)
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-            harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv'])
-        self.assertEqual(e.exception.code, xt_model.EXIT_USAGE)
+            cli.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv'])
+        self.assertEqual(e.exception.code, model.EXIT_USAGE)
         self.assertEqual(err.getvalue(),
                          f"harness: Xen 4.17's timer_slop default is 20000 ns ({files[1]}); "
                          'the configs that leave it out assume 50000 ns\n')
@@ -1051,8 +1045,8 @@ class GuestTypes(unittest.TestCase):
     def main_fails(self, extra):
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-            harness.main(['matrix', '--out', self.tmp.name + '/out', '--guest-types', 'pv',
-                          *self.files, *extra])
+            cli.main(['matrix', '--out', self.tmp.name + '/out', '--guest-types', 'pv',
+                      *self.files, *extra])
         self.assertEqual(e.exception.code, 2)
         self.assertEqual(len(err.getvalue().splitlines()), 1)
         return err.getvalue()
@@ -1070,10 +1064,10 @@ class GuestTypes(unittest.TestCase):
     def test_pvh_dom0_boots_xen_efi_under_ovmf(self):
         efi = os.path.join(self.tmp.name, 'xen.efi')
         open(efi, 'w').close()
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh-dom0'], xen='xen.elf',
-                            kernel=self.files[3], initrd=self.files[5], vcpus=2, timeout=60,
-                            xen_efi=efi)
-        b = xt_boot.Boot(m, 5000, 'console=hvc0 xt_intervals=50,1000')
+        m = boot.Machine(guest=boot.GUEST_TYPES['pvh-dom0'], xen='xen.elf',
+                         kernel=self.files[3], initrd=self.files[5], vcpus=2, timeout=60,
+                         xen_efi=efi)
+        b = boot.Boot(m, 5000, 'console=hvc0 xt_intervals=50,1000')
         d = os.path.join(b.efi_dir, 'EFI', 'BOOT')
         self.assertEqual(sorted(os.listdir(d)), ['BOOTX64.EFI', 'BOOTX64.cfg', 'initrd', 'vmlinuz'])
         with open(os.path.join(d, 'BOOTX64.cfg')) as f:
@@ -1093,20 +1087,20 @@ class GuestTypes(unittest.TestCase):
         for f in ('rt', 'std', 'dom0-rt', 'dom0-std'):
             touch(os.path.join(d, f))
         j = lambda f: os.path.join(d, f)  # noqa: E731
-        args = harness.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
-                                   '--initrd', self.files[5], '--guest-types', 'pv pv-domu',
-                                   '--kernel-set', '7.3', j('std'), j('dom0-std'),
-                                   '--kernel-set', '7.3-rt', j('rt'), j('dom0-rt'), j('std')])
-        ms = harness.machines_of(args, [])
+        args = cli.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
+                               '--initrd', self.files[5], '--guest-types', 'pv pv-domu',
+                               '--kernel-set', '7.3', j('std'), j('dom0-std'),
+                               '--kernel-set', '7.3-rt', j('rt'), j('dom0-rt'), j('std')])
+        ms = run.machines_of(args, [])
         self.assertEqual(ms[('7.3-rt', '4.17', 'pv-domu')].kernel, j('std'))
         self.assertEqual(ms[('7.3-rt', '4.17', 'pv-domu')].initrd, j('dom0-rt'))
         self.assertEqual(ms[('7.3-rt', '4.17', 'pv')].kernel, j('rt'))
         self.assertEqual(ms[('7.3', '4.17', 'pv-domu')].kernel, j('std'))
-        self.assertIn(f'7.3-rt rt (dom0 of its domUs: {j("std")})', harness.names_of_kernels(args))
+        self.assertIn(f'7.3-rt rt (dom0 of its domUs: {j("std")})', run.names_of_kernels(args))
         err = io.StringIO()
         with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
-            harness.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
-                                '--initrd', self.files[5], '--kernel-set', '7.3', j('std')])
+            cli.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
+                            '--initrd', self.files[5], '--kernel-set', '7.3', j('std')])
         self.assertEqual(err.getvalue(), f'harness: --kernel-set 7.3 {j("std")}: give VERSION '
                          'KERNEL DOM0_INITRD [DOM0_KERNEL]\n')
 
@@ -1118,9 +1112,9 @@ class GuestTypes(unittest.TestCase):
             fcntl.flock(f, fcntl.LOCK_EX)
             err = io.StringIO()
             with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-                harness.main(['matrix', '--out', out, '--name', 'm', *self.files,
-                              '--guest-types', 'pv'])
-        self.assertEqual(e.exception.code, xt_model.EXIT_USAGE)
+                cli.main(['matrix', '--out', out, '--name', 'm', *self.files,
+                          '--guest-types', 'pv'])
+        self.assertEqual(e.exception.code, model.EXIT_USAGE)
         self.assertEqual(err.getvalue(), f'harness: another run named m is writing {out}: '
                          'let it end, or give another --name\n')
 
@@ -1138,45 +1132,45 @@ class GuestTypes(unittest.TestCase):
         os.chmod(qemu, 0o755)
         files = ['--xen', xen, *self.files[2:], '--platform-dir',
                  os.path.join(self.tmp.name, 'platform')]
-        args = harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
-                                   'XENS=4.17 4.20', 'GUEST_SLOPS=5000', 'XEN_SLOPS=default',
-                                   'DEFAULT_CONFIG=0'])
-        names = [c.name for c in harness.configs_of(args)]
+        args = cli.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                               'XENS=4.17 4.20', 'GUEST_SLOPS=5000', 'XEN_SLOPS=default',
+                               'DEFAULT_CONFIG=0'])
+        names = [c.name for c in run.configs_of(args)]
         self.assertEqual(names, ['Xen-4.17 PV Xen (default, 50000) | Guest (5000)',
                                  'Xen-4.20 PV Xen (default, 50000) | Guest (5000)'])
-        ms = harness.machines_of(args, [])
+        ms = run.machines_of(args, [])
         self.assertEqual(ms[('', '4.20', 'pv')].xen, xen.replace('{xen}', '4.20'))
         self.assertEqual(ms[('', '4.20', 'pv')].qemu, qemu)
         self.assertEqual(ms[('', '4.17', 'pv')].qemu, 'qemu-system-x86_64')
         self.assertEqual(ms[('', '4.20', 'pv')].platform,
                          'Xen 4.20 (Debian 13), QEMU 11.1 (Debian 13)')
         # One Xen under the other's QEMU.
-        args = harness.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
-                                   'QEMU=11.1'])
-        self.assertEqual(harness.machines_of(args, [])[('', '4.17', 'pv')].qemu, qemu)
+        args = cli.parse_args(['matrix', '--out', 'o', *files, '--guest-types', 'pv',
+                               'QEMU=11.1'])
+        self.assertEqual(run.machines_of(args, [])[('', '4.17', 'pv')].qemu, qemu)
         self.assertIn('needs {xen} for each one', self.main_fails(['XENS=4.17 4.20']))
         self.assertIn('needs the Debian 13 root', self.main_fails(['XENS=4.20']))
         self.assertIn('XENS: "4.18" is not one of 4.17 4.20', self.main_fails(['XENS=4.18']))
 
     def test_dom0_does_not_take_the_guests_parameters(self):
         # VCPUS, MEMORY, TIMEOUT and DOMU_TSC as the harness makes them.
-        args = harness.parse_args(['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh',
-                                   '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200',
-                                   'TIMEOUT=60'])
+        args = cli.parse_args(['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh',
+                               '--dom0-initrd', self.files[-1], 'VCPUS=1', 'MEMORY=200',
+                               'TIMEOUT=60'])
         self.assertEqual(args.domu_params, ('xt_domu_vcpus=1', 'xt_domu_memory=200',
                                             'xt_domu_timeout=60', 'xt_domu_tsc_mode=native'))
         # Xen's own tsc_mode is left to xl: nothing on dom0's command line.
-        self.assertNotIn('xt_domu_tsc_mode=default', harness.parse_args(
+        self.assertNotIn('xt_domu_tsc_mode=default', cli.parse_args(
             ['matrix', '--out', 'o', *self.files, '--guest-types', 'pvh', '--dom0-initrd',
              self.files[-1], 'DOMU_TSC=default']).domu_params)
         self.assertIn('DOMU_TSC: "rdtsc" is not one of native default',
                       self.main_fails(['--guest-types', 'pvh', '--dom0-initrd', self.files[-1],
                                        'DOMU_TSC=rdtsc']))
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf',
-                            kernel='k', initrd=self.files[5], vcpus=1, timeout=60,
-                            domu_params=args.domu_params)
-        b = xt_boot.GroupBoot(m, None, ['console=hvc0 xen_timer_slop xt_intervals=50,1000',
-                                        'console=hvc0 xen_timer_slop=5000'])
+        m = boot.Machine(guest=boot.GUEST_TYPES['pvh'], xen='xen.elf',
+                         kernel='k', initrd=self.files[5], vcpus=1, timeout=60,
+                         domu_params=args.domu_params)
+        b = boot.GroupBoot(m, None, ['console=hvc0 xen_timer_slop xt_intervals=50,1000',
+                                     'console=hvc0 xen_timer_slop=5000'])
         cmd = b.cmd
         self.assertEqual(b.parts[0].guest_cmdline,
                          'console=hvc0 xen_timer_slop xt_intervals=50,1000')
@@ -1193,28 +1187,28 @@ class GuestTypes(unittest.TestCase):
                          'console=hvc0 xen_timer_slop=5000\n')
         shutil.rmtree(b.tmp)
         with self.assertRaises(ValueError):
-            xt_boot.GroupBoot(xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pv'], xen='x',
-                                              kernel='k', initrd='i', vcpus=2, timeout=60),
-                              None, ['console=hvc0'])
+            boot.GroupBoot(boot.Machine(guest=boot.GUEST_TYPES['pv'], xen='x',
+                                        kernel='k', initrd='i', vcpus=2, timeout=60),
+                           None, ['console=hvc0'])
 
     def test_group_boot_leaves_no_temporary_files(self):
         # dom0's initramfs gone (or the disk full) while the group's is made.
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pvh'], xen='xen.elf', kernel='k',
-                            initrd=self.tmp.name + '/gone', vcpus=1, timeout=60)
+        m = boot.Machine(guest=boot.GUEST_TYPES['pvh'], xen='xen.elf', kernel='k',
+                         initrd=self.tmp.name + '/gone', vcpus=1, timeout=60)
         with mock.patch.object(tempfile, 'tempdir', self.tmp.name + '/t'):
             os.mkdir(tempfile.tempdir)
             with self.assertRaises(FileNotFoundError):
-                xt_boot.GroupBoot(m, None, ['console=hvc0'])
+                boot.GroupBoot(m, None, ['console=hvc0'])
             self.assertEqual(os.listdir(tempfile.tempdir), [])
 
     def test_host_error_is_one_line(self):
         full = OSError(errno.ENOSPC, 'No space left on device', '/tmp/xt-group-x/initrd')
         err = io.StringIO()
-        with mock.patch.object(harness, 'run', side_effect=full), \
+        with mock.patch.object(run, 'run', side_effect=full), \
                 contextlib.redirect_stderr(err):
-            rc = harness.main(['matrix', '--out', self.tmp.name + '/out', '--guest-types',
-                               'pv', *self.files])
-        self.assertEqual(rc, xt_model.EXIT_INFRA)
+            rc = cli.main(['matrix', '--out', self.tmp.name + '/out', '--guest-types',
+                           'pv', *self.files])
+        self.assertEqual(rc, model.EXIT_INFRA)
         self.assertEqual(err.getvalue(), 'harness: No space left on device: '
                          '/tmp/xt-group-x/initrd (the host, not the kernel under test)\n')
 
@@ -1234,12 +1228,12 @@ class GuestTypes(unittest.TestCase):
         self.assertEqual(bad.stderr.count('\n'), 1)
 
     def test_type_is_the_outer_axis(self):
-        args = harness.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
-                                   '--guest-types', 'pvh,pv pvh', '--dom0-initrd',
-                                   self.files[-1], '--xen-slops', 'default',
-                                   '--guest-slops', '100000 5000', '--default-config', '0'])
+        args = cli.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
+                               '--guest-types', 'pvh,pv pvh', '--dom0-initrd',
+                               self.files[-1], '--xen-slops', 'default',
+                               '--guest-slops', '100000 5000', '--default-config', '0'])
         self.assertEqual(args.guest_types, ('pvh', 'pv'))
-        self.assertEqual(harness.configs_of(args), [
+        self.assertEqual(run.configs_of(args), [
             Config('', t, None, g, None, run) for t in ('pvh', 'pv') for g in (100000, 5000)
             for run in (1, 2)])
         self.assertEqual(Config('', 'pvh', None, 5000).name,
@@ -1251,41 +1245,41 @@ class GuestTypes(unittest.TestCase):
     def test_kernel_is_the_outermost_axis(self):
         # make KVERS="6.12 7.3": the kernel version leads, then the type.
         xen, k, d = self.files[1], self.files[3], self.files[5]
-        args = harness.parse_args(['matrix', '--out', 'o', '--xen', xen,
-                                   '--initrd', d, '--guest-types', 'pv pv-domu',
-                                   '--kernel-set', '6.12', k, d, '--kernel-set', '7.3', k, d,
-                                   '--xen-slops', 'default', '--guest-slops', '5000',
-                                   '--default-config', '0'])
-        self.assertEqual(harness.configs_of(args), [
+        args = cli.parse_args(['matrix', '--out', 'o', '--xen', xen,
+                               '--initrd', d, '--guest-types', 'pv pv-domu',
+                               '--kernel-set', '6.12', k, d, '--kernel-set', '7.3', k, d,
+                               '--xen-slops', 'default', '--guest-slops', '5000',
+                               '--default-config', '0'])
+        self.assertEqual(run.configs_of(args), [
             Config(v, t, None, 5000) for v in ('6.12', '7.3') for t in ('pv', 'pv-domu')])
         err = io.StringIO()
         with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
-            harness.parse_args(['matrix', '--out', 'o', '--xen', xen,
-                                '--initrd', d, '--kernel', k,
-                                '--kernel-set', '7.3', k, d])
+            cli.parse_args(['matrix', '--out', 'o', '--xen', xen,
+                            '--initrd', d, '--kernel', k,
+                            '--kernel-set', '7.3', k, d])
         self.assertIn('not both', err.getvalue())
 
 
 class TypeDifferences(unittest.TestCase):
     def res(self, t, params, md, status='ok'):
         ending = REACHED if status == 'ok' else Ending(Outcome.FAIL, 'hang')
-        return boot(guest_type=t, params=params, cpus=[md, md], ending=ending)
+        return boot_result(guest_type=t, params=params, cpus=[md, md], ending=ending)
 
     def test_same(self):
-        self.assertEqual(xt_verdict.type_differences([
+        self.assertEqual(verdict.type_differences([
             self.res('pv', 'xen_timer_slop=5K', '5000'), self.res('pvh', 'xen_timer_slop=5K', '5000'),
             self.res('pv', '', '1'), self.res('pvh', '', '1')]), [])
 
     def test_pvh_path_differs(self):
         # A kernel whose HVM path ignored the parameter.
-        self.assertEqual(xt_verdict.type_differences([
+        self.assertEqual(verdict.type_differences([
             self.res('pv', 'xen_timer_slop=5K', '5000'), self.res('pvh', 'xen_timer_slop=5K', '1'),
             self.res('hvm', 'xen_timer_slop=5K', '5000'), self.res('pv', '', '1'),
             self.res('pvh', '', '1')]),
             ['xen_timer_slop=5K: PV 5000, PVH 1, HVM 5000'])
 
     def test_unfinished_and_matrix_boots_ignored(self):
-        self.assertEqual(xt_verdict.type_differences([
+        self.assertEqual(verdict.type_differences([
             self.res('pv', 'a', '5'), self.res('pvh', 'a', '-', status='hang: ...'),
             self.res('pv', None, '5'), self.res('pvh', None, '1')]), [])
 
@@ -1302,27 +1296,27 @@ class Outcomes(unittest.TestCase):
         # alone it makes the boot INFRA (booted again), beside a failure
         # or a program test that could not trace, the kernel's FAIL.
         def with_skip(test, reason, *more):
-            r = boot(results=more)
+            r = boot_result(results=more)
             r.facts.results.insert(0, KtapResult(test, 'x', Status.SKIP, reason))
             return r
         lat = 'xen_timer_latency_test'
-        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP).outcome, xt_model.Outcome.INFRA)
-        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP).failures(),
-                         [f'{xt_model.PLATFORM_FLAG}{lat}: x'])
-        self.assertEqual(with_skip(lat, xt_model.PLATFORM_SKIP,
-                                   (lat, 'y', Status.FAIL)).outcome, xt_model.Outcome.FAIL)
-        self.assertEqual(with_skip(lat, 'not running on Xen').outcome, xt_model.Outcome.PASS)
-        prog = xt_model.PROGRAM_TEST
+        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP).outcome, model.Outcome.INFRA)
+        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP).failures(),
+                         [f'{model.PLATFORM_FLAG}{lat}: x'])
+        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP,
+                                   (lat, 'y', Status.FAIL)).outcome, model.Outcome.FAIL)
+        self.assertEqual(with_skip(lat, 'not running on Xen').outcome, model.Outcome.PASS)
+        prog = model.PROGRAM_TEST
         self.assertEqual(with_skip(prog, 'cannot probe the clockevents core').outcome,
-                         xt_model.Outcome.FAIL)
-        self.assertEqual(with_skip(prog, xt_model.NO_SLOP_SKIP).outcome, xt_model.Outcome.PASS)
+                         model.Outcome.FAIL)
+        self.assertEqual(with_skip(prog, model.NO_SLOP_SKIP).outcome, model.Outcome.PASS)
 
     def test_ok_is_pass(self):
-        self.assertEqual(watch(self.pvh(), qemu_rc=0).outcome, xt_model.Outcome.PASS)
+        self.assertEqual(watch(self.pvh(), qemu_rc=0).outcome, model.Outcome.PASS)
 
     def test_panic_is_fail(self):
         w = watch(captured('console.pv-panic'), qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
 
     def test_triple_fault_is_infra(self):
         lines = self.pvh()
@@ -1330,7 +1324,7 @@ class Outcomes(unittest.TestCase):
         cut.append('(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
         cut += lines[domu_start(lines) + 1:]
         w = watch(cut, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertEqual(w.status, 'Xen: (XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
         self.assertFalse(w.ended)
 
@@ -1340,26 +1334,26 @@ class Outcomes(unittest.TestCase):
         # second instance ran the tests: the old harness said PASS.
         lines = captured('console.pvh-triple-reboot.old-selftest')
         self.assertEqual(sum('Linux version' in line for line in lines), 3)
-        self.assertIn(xt_console.END_GUEST, lines)
+        self.assertIn(console.END_GUEST, lines)
         w = watch(lines, qemu_rc=0)
-        self.assertEqual((w.outcome, w.ended), (xt_model.Outcome.INFRA, False))
+        self.assertEqual((w.outcome, w.ended), (model.Outcome.INFRA, False))
         self.assertEqual(w.status, 'Xen: (XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
         # Without the Xen line the reboot alone ends the boot.
         w = watch([line for line in lines if 'Triple fault' not in line], qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertIn('the guest rebooted', w.status)
 
     def test_captured_triple_fault_destroyed(self):
         # The same under the new dom0 (Debian's 7.3.4): on_reboot destroys
         # the domU, dom0 says why, and the boot ends INFRA there.
         lines = captured('console.pvh-triple-destroyed')
-        w = xt_console.Watcher(2.0, 2.0, domu=True)
+        w = console.Watcher(2.0, 2.0, domu=True)
         for k, line in enumerate(lines):
             w.feed(line, k * 0.01)
             if w.should_stop(k * 0.01):
                 break
         w.finish(len(lines) * 0.01, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         # dom0's kernel only: the domU faulted before its first line.
         self.assertEqual(sum('Linux version' in line for line in lines), 1)
         self.assertIn('@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
@@ -1368,7 +1362,7 @@ class Outcomes(unittest.TestCase):
     def test_domu_dead_before_its_banner_is_the_platforms(self):
         # QEMU 11.1 under Xen 4.17: every PVH domU powered off before its
         # first line (earlyprintk=xen prints the banner at once).
-        w = xt_console.Watcher(1.0, 2.0, domu=True, platform='Xen 4.17, QEMU 11.1')
+        w = console.Watcher(1.0, 2.0, domu=True, platform='Xen 4.17, QEMU 11.1')
         lines = ['[    0.000000] Linux version 7.3.0 (dom0)', '@@XT DOMU-START pvh 1/1',
                  '@@XT DOMU-CREATED xt1',
                  '@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown '
@@ -1376,7 +1370,7 @@ class Outcomes(unittest.TestCase):
         for k, line in enumerate(lines):
             w.feed(line, k)
         w.finish(10.0, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertEqual(w.status, "the domU died before its kernel's first line: the "
                          "platform's: Xen 4.17, QEMU 11.1: the domU is gone before its end "
                          'marker: xl: shutdown reason poweroff')
@@ -1387,8 +1381,8 @@ class Outcomes(unittest.TestCase):
         # Xen at guest_loglvl=all).
         lines = captured('console.pvh-early-death-xen4.17-qemu11.1')
         w = watch(lines, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
-        self.assertTrue(w.status.startswith(xt_console.DOMU_DIED_EARLY), w.status)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
+        self.assertTrue(w.status.startswith(console.DOMU_DIED_EARLY), w.status)
         self.assertEqual(sum('Linux version' in line for line in lines), 1)
 
     def test_captured_domu_early_exception_is_fail(self):
@@ -1398,18 +1392,18 @@ class Outcomes(unittest.TestCase):
         # report, and it is the kernel's fault whatever xl says after.
         lines = captured('console.pv-domu-early-exception-memparse-null')
         w = watch(lines, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
         self.assertRegex(w.status, r'^panic: \(early\) PANIC: early exception 0x0e ')
         self.assertTrue(any('parse_xen_timer_slop' in line for line in lines))
         # A PVH domU's early console is port 0xE9, which Xen prints as
         # "(d1) ..." at guest_loglvl=all.
         w = watch(captured('console.pvh-domu-early-exception-memparse-null'), qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
         self.assertRegex(w.status, r'^panic: \(d1\) PANIC: early exception 0x0e ')
         # Without the report, as before earlyprintk=xen: still the
         # kernel's, since it printed its banner.
         w = watch([line for line in lines if 'PANIC' not in line], qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
         self.assertTrue(w.status.startswith('the domU powered itself off before its end '
                                             'marker'), w.status)
 
@@ -1417,7 +1411,7 @@ class Outcomes(unittest.TestCase):
         # Our 7.3 kernel as a PV domU with init=/bogus (printk timestamps):
         # the kernel's fault, whatever dom0 says after it.
         w = watch(captured('console.pv-domu-panic'), qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
         self.assertRegex(w.status, r'^panic: \[ *[0-9.]+\] Kernel panic - not syncing: '
                          r'Requested init /bogus failed')
 
@@ -1428,15 +1422,15 @@ class Outcomes(unittest.TestCase):
         start = domu_start(lines)
         again = lines[:start + 200] + lines[start + 1:]
         w = watch(again, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertTrue(w.status.startswith('the guest rebooted: its kernel started again'))
 
     def test_second_begin_guest_is_a_reboot(self):
         lines = captured('console.pv-ok')
-        b = next(k for k, line in enumerate(lines) if line.startswith(xt_console.BEGIN_GUEST))
+        b = next(k for k, line in enumerate(lines) if line.startswith(console.BEGIN_GUEST))
         again = lines[:b + 30] + [lines[b]] + lines[b + 1:]
         w = watch(again, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertIn('a second "@@XT BEGIN-GUEST"', w.status)
 
     def test_panic_before_the_fault_is_the_kernels(self):
@@ -1445,65 +1439,65 @@ class Outcomes(unittest.TestCase):
         cut += ['Kernel panic - not syncing: Fatal exception in interrupt',
                 '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1']
         w = watch(cut, qemu_rc=0)
-        self.assertEqual(w.outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(w.outcome, model.Outcome.FAIL)
 
     def test_oops_is_fail(self):
         lines = self.pvh()
         cut = lines[:domu_start(lines) + 40]
         cut.append('Oops: general protection fault, probably for non-canonical address')
-        self.assertEqual(watch(cut, qemu_rc=0).outcome, xt_model.Outcome.FAIL)
+        self.assertEqual(watch(cut, qemu_rc=0).outcome, model.Outcome.FAIL)
 
     def test_selftest_text_is_not_a_crash(self):
         # A diagnostic may quote anything: only the kernel's and Xen's lines count.
         lines = captured('console.pv-ok')
         b = lines.index('# selftests: xen_timer: xen_timer_latency_test')
         lines[b + 1:b + 1] = ['# # Kernel panic quoted', '@@XT DMESG BUG: quoted']
-        self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.PASS)
+        self.assertEqual(watch(lines, qemu_rc=0).outcome, model.Outcome.PASS)
 
     def test_unbuildable_dom0_is_fail(self):
         # A kernel Xen cannot load (built without CONFIG_XEN): Xen panics,
         # and its next line says the guest kernel is why.
         w = watch(captured('console.pv-dom0-unbuildable'), qemu_rc=0)
-        self.assertEqual((w.outcome, w.status), (xt_model.Outcome.FAIL,
+        self.assertEqual((w.outcome, w.status), (model.Outcome.FAIL,
                          'Xen could not build dom0 from the guest kernel: '
                          '(XEN) Could not construct domain 0'))
 
     def test_xen_panic_is_infra(self):
         lines = captured('console.pv-ok')[:40] + ['(XEN) Panic on CPU 0:']
-        self.assertEqual(watch(lines, qemu_rc=0).outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(watch(lines, qemu_rc=0).outcome, model.Outcome.INFRA)
 
     def test_timeout_before_the_guest_kernel_is_infra(self):
         lines = self.pvh()
         # dom0 started, the domU did not: for a domU type that is no start.
         cut = lines[:domu_start(lines) + 1]
-        w = xt_console.Watcher(1.0, 2.0, domu=True)
+        w = console.Watcher(1.0, 2.0, domu=True)
         for k, line in enumerate(cut):
             w.feed(line, k * 0.01)
         w.finish(60.0, timeout=60)
-        self.assertEqual(w.outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(w.outcome, model.Outcome.INFRA)
         self.assertIn('the guest kernel had not started after 60 s', w.status)
         # The guest's kernel started: a hang is the kernel's.
         self.assertEqual(watch(captured('console.pv-hang'), timeout=60).outcome,
-                         xt_model.Outcome.FAIL)
+                         model.Outcome.FAIL)
 
     def test_qemu_exit_is_infra(self):
         lines = captured('console.pv-ok')[:40]
-        self.assertEqual(watch(lines, qemu_rc=1).outcome, xt_model.Outcome.INFRA)
+        self.assertEqual(watch(lines, qemu_rc=1).outcome, model.Outcome.INFRA)
 
     def test_stall_is_fail_and_domu_failed_is_infra(self):
         lines = self.pvh()
         cut = lines[:lines.index('@@XT BEGIN cyclictest-1000')]
         self.assertEqual(watch(cut + ['@@XT DOMU-STALL log 1 bytes, 30 s without output'],
-                               qemu_rc=0).outcome, xt_model.Outcome.FAIL)
+                               qemu_rc=0).outcome, model.Outcome.FAIL)
         cut = lines[:domu_start(lines)]
         self.assertEqual(watch(cut + ['@@XT DOMU-FAILED xl create exited 3'],
-                               qemu_rc=0).outcome, xt_model.Outcome.INFRA)
+                               qemu_rc=0).outcome, model.Outcome.INFRA)
 
     def test_run_exit(self):
-        P, F, I = xt_model.Outcome.PASS, xt_model.Outcome.FAIL, xt_model.Outcome.INFRA
-        self.assertEqual(xt_model.run_exit([P, P]), 0)
-        self.assertEqual(xt_model.run_exit([P, I, F]), 1)
-        self.assertEqual(xt_model.run_exit([P, I]), 3)
+        P, F, I = model.Outcome.PASS, model.Outcome.FAIL, model.Outcome.INFRA
+        self.assertEqual(model.run_exit([P, P]), 0)
+        self.assertEqual(model.run_exit([P, I, F]), 1)
+        self.assertEqual(model.run_exit([P, I]), 3)
 
 
 # A QEMU that prints, on its Nth start, the console in $FAKE_DIR/console.N
@@ -1539,15 +1533,15 @@ class FakeQemu(unittest.TestCase):
         self.tmp.cleanup()
 
     def harness(self, extra):
-        """harness.py matrix with extra options: (exit status, its JSON,
+        """The harness's matrix with extra options: (exit status, its JSON,
         how many times QEMU started, its output)."""
         out = io.StringIO()
         d = self.tmp.name
         with contextlib.redirect_stdout(out):
-            rc = harness.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
-                               '--timeout', '30', '--guest-types', 'pv', *extra] +
-                              [x for f in ('xen', 'kernel', 'initrd')
-                               for x in (f'--{f}', os.path.join(d, f))])
+            rc = cli.main(['matrix', '--accel', 'tcg', '--out', d + '/out',
+                           '--timeout', '30', '--guest-types', 'pv', *extra] +
+                          [x for f in ('xen', 'kernel', 'initrd')
+                           for x in (f'--{f}', os.path.join(d, f))])
         with open(os.path.join(d, 'out', 'matrix.json')) as f:
             js = json.load(f)
         with open(os.path.join(d, 'n')) as f:
@@ -1631,7 +1625,7 @@ class Terminated(unittest.TestCase):
     QEMU and no temporary files behind, and keeps what it could judge."""
 
     def stop(self, d, console, extra):
-        """harness.py matrix with a QEMU that prints console and waits,
+        """The harness's matrix with a QEMU that prints console and waits,
         stopped with SIGTERM once it read all of it: (exit status, stderr,
         QEMU's pid)."""
         qemu = os.path.join(d, 'qemu-system-x86_64')
@@ -1645,9 +1639,9 @@ class Terminated(unittest.TestCase):
             touch(os.path.join(d, f))
         os.mkdir(os.path.join(d, 'tmp'))
         env = dict(os.environ, PATH=d + ':' + os.environ['PATH'], FAKE_DIR=d,
-                   TMPDIR=os.path.join(d, 'tmp'))
+                   TMPDIR=os.path.join(d, 'tmp'), PYTHONPATH=ROOT)
         p = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, '..', 'scripts', 'harness.py'), 'matrix',
+            [sys.executable, '-m', 'harness', 'matrix',
              '--accel', 'tcg', '--out', d + '/out', '--dom0-initrd', os.path.join(d, 'dom0'),
              'XENS=4.17', *extra] +
             [x for f in ('xen', 'kernel', 'initrd') for x in (f'--{f}', os.path.join(d, f))],
@@ -1750,14 +1744,14 @@ class Retries(FakeQemu):
     def test_infra_to_the_end(self):
         self.consoles('infra')
         rc, js, boots, out = self.run_harness(1)
-        self.assertEqual((rc, boots), (xt_model.EXIT_INFRA, 2))
+        self.assertEqual((rc, boots), (model.EXIT_INFRA, 2))
         self.assertEqual((js['infra'], js['failed'], js['infra_tries']), (1, 0, 2))
         self.assertIn('not the kernel (exit 3)', out)
 
 
 class Groups(FakeQemu):
     """A domU type's configs of one Xen timer_slop share one Xen and dom0
-    boot (xt_boot.GroupBoot): each domU has its own console, verdict and
+    boot (boot.GroupBoot): each domU has its own console, verdict and
     tries; an INFRA one, or one the boot never reached, is booted again
     alone."""
 
@@ -1868,17 +1862,17 @@ class Groups(FakeQemu):
     def test_infra_every_time(self):
         self.consoles(['triple', 'triple'])
         rc, js, boots, outcomes, _ = self.run_group(retries=1)
-        self.assertEqual((rc, boots, outcomes), (xt_model.EXIT_INFRA, 2, ['infra', 'infra']))
+        self.assertEqual((rc, boots, outcomes), (model.EXIT_INFRA, 2, ['infra', 'infra']))
 
 
 class LkftNames(unittest.TestCase):
     """The names LKFT's kselftest parser records our results under."""
 
     def kselftest(self, name):
-        return xt_console.blocks(captured(name))['kselftest'].lines
+        return console.blocks(captured(name))['kselftest'].lines
 
     def test_names(self):
-        names = [(r.name, r.result) for r in xt_lkft.records(RUN_KSELFTEST)]
+        names = [(r.name, r.result) for r in lkft.records(RUN_KSELFTEST)]
         self.assertIn(('xen_timer_xen_timer_slop_test_cpu1_min_delta_ns', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_slop_test', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_latency_test', 'skip'), names)
@@ -1887,13 +1881,13 @@ class LkftNames(unittest.TestCase):
         # The old latency test: "slop 1 ns (no xen_timer_slop parameter ...)
         # is below 20000 ns, too small to measure differentially", and its
         # diagnostics before the results.
-        found = xt_lkft.problems(
+        found = lkft.problems(
             {'pv-ok': self.kselftest('console.pv-skip-reason-with-value.old-selftest')})
         self.assertTrue(any('slop_in_effect' in f and 'carries a reason' in f for f in found),
                         found)
         # The consoles of before: each result's figures before it, so the
         # log LKFT attaches to a failure was the next result's.
-        found = xt_lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
+        found = lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
         self.assertIn('interval_50us_avg (pass): its log lacks "interval 50 us: avg"',
                       '\n'.join(found))
 
@@ -1909,24 +1903,24 @@ class LkftNames(unittest.TestCase):
                 '# interval_50us_p99: SKIP platform could not resolve it in this run']
         fail = ['not ok 2 interval_50us_p99', '# interval 50 us: p99 93.1 us (limit 9.0)']
         runs = {'a': self.stream(avg, skip), 'b': self.stream(avg, fail)}
-        self.assertEqual(xt_lkft.problems(runs), [])
-        rec = xt_lkft.records(runs['a'])
+        self.assertEqual(lkft.problems(runs), [])
+        rec = lkft.records(runs['a'])
         self.assertEqual([(r.name, r.result) for r in rec][:2], [
             ('xen_timer_xen_timer_latency_test_interval_50us_avg', 'pass'),
             ('xen_timer_xen_timer_latency_test_interval_50us_p99', 'skip')])
         self.assertEqual(rec[1].log, ['interval_50us_p99: SKIP platform could not resolve it '
                                       'in this run'])
         # The reason read back as the harness's.
-        nested = xt_console.kselftest_tests(runs['a'])['xen_timer_latency_test'].lines
-        self.assertEqual(xt_console.ktap_results(nested)[1].reason,
+        nested = console.kselftest_tests(runs['a'])['xen_timer_latency_test'].lines
+        self.assertEqual(console.ktap_results(nested)[1].reason,
                          'platform could not resolve it in this run')
         # A reason in the directive is a second name; a figure before its
         # result is the previous result's log.
         named = ['ok 2 interval_50us_p99 # SKIP platform could not resolve it in this run']
-        found = xt_lkft.problems({'a': self.stream(avg, named), 'b': self.stream(avg, fail)})
+        found = lkft.problems({'a': self.stream(avg, named), 'b': self.stream(avg, fail)})
         self.assertEqual(len(found), 3, found)
         early = [avg[1], avg[0]]
-        found = xt_lkft.problems({'a': self.stream(early)})
+        found = lkft.problems({'a': self.stream(early)})
         self.assertEqual(found, ['a: xen_timer_xen_timer_latency_test_interval_50us_avg (pass): '
                                  'its log lacks "interval 50 us: avg"'])
 
@@ -1934,11 +1928,11 @@ class LkftNames(unittest.TestCase):
         good = self.stream(['ok 1 interval_50us_avg', '# interval 50 us: avg 3.1 us (limit 9.0)'])
         # The selftests of before: a diagnostic between version and plan.
         late = good[:4] + ['# # on Xen: /sys/hypervisor/type is xen'] + good[4:]
-        found, why = xt_lkft.tap_problems({'good': good})
+        found, why = lkft.tap_problems({'good': good})
         if why:
             self.skipTest(why)
         self.assertEqual(found, [])
-        found, _ = xt_lkft.tap_problems({'late': late})
+        found, _ = lkft.tap_problems({'late': late})
         self.assertEqual(found, ['late: xen_timer_latency_test: tappy: A plan must appear at the '
                                  'beginning or end of the file.'])
 
@@ -1959,12 +1953,10 @@ class PipefailPipes(unittest.TestCase):
         self.assertEqual(status('seq 100000 | grep -x 1 >/dev/null'), 0)
 
     def test_no_script_pipes_into_grep_q(self):
-        scripts = os.path.join(HERE, '..', 'scripts')
         bad = []
-        for name in sorted(os.listdir(scripts)):
-            path = os.path.join(scripts, name)
-            if not name.endswith('.sh'):
-                continue
+        for path in sorted(glob.glob(os.path.join(ROOT, 'scripts', '*.sh')) +
+                           glob.glob(os.path.join(ROOT, 'guest', '*.sh'))):
+            name = os.path.relpath(path, ROOT)
             with open(path) as f:
                 for n, line in enumerate(f, 1):
                     if re.search(r'\|\s*grep\s+(-[a-zA-Z]*q|--quiet)', line):
@@ -1975,11 +1967,11 @@ class PipefailPipes(unittest.TestCase):
 class Misses(unittest.TestCase):
     def test_each_mutant_has_a_slop(self):
         # abslate breaks every sleep, at the kernel's default slop: "default"
-        # (harness.py misses read it as a number and died with a traceback).
-        self.assertIsNone(harness.mutant_slop('abslate'))
-        self.assertEqual(harness.mutant_slop('doubled'), 2000000)
+        # (the misses command read it as a number and died with a traceback).
+        self.assertIsNone(mutants.mutant_slop('abslate'))
+        self.assertEqual(mutants.mutant_slop('doubled'), 2000000)
         for m in ('ignored', 'forced', 'bypassed'):
-            self.assertIsInstance(harness.mutant_slop(m), int)
+            self.assertIsInstance(mutants.mutant_slop(m), int)
 
 
 class RunKtap(unittest.TestCase):
@@ -1991,9 +1983,9 @@ class RunKtap(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         raw = os.path.join(tmp.name, 'kunit-1.log')
         shutil.copy(os.path.join(HERE, 'data', 'console.pv-ok'), raw)
-        r = boot('PV a')
+        r = boot_result('PV a')
         r.kunit = StreamCheck(ok=True, summary='Ran 19 tests', names=[], path=raw)
-        text = xt_report.run_ktap([r], 'm', 'TCG')
+        text = report.run_ktap([r], 'm', 'TCG')
         lines = [l.strip() for l in text.splitlines()]
         k = lines.index('# Subtest: kunit')
         self.assertEqual(lines[k - 1], 'KTAP version 1')
@@ -2031,7 +2023,7 @@ def lava_log(lines, result='pass', error='', timed_out=False, server=False, end_
 
 
 class Lava(unittest.TestCase):
-    """harness.py lava and merge: a config as a LAVA job, its log as a boot."""
+    """The lava and merge commands: a config as a LAVA job, its log as a boot."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -2045,9 +2037,9 @@ class Lava(unittest.TestCase):
         self.tmp.cleanup()
 
     def machine(self, t):
-        return xt_boot.Machine(guest=xt_boot.GUEST_TYPES[t], xen='/b/xen.elf', kernel='/b/bzImage',
-                               initrd='/b/initrd', vcpus=2, timeout=300,
-                               domu_params=('xt_domu_vcpus=2',))
+        return boot.Machine(guest=boot.GUEST_TYPES[t], xen='/b/xen.elf', kernel='/b/bzImage',
+                            initrd='/b/initrd', vcpus=2, timeout=300,
+                            domu_params=('xt_domu_vcpus=2',))
 
     def test_a_job_boots_as_the_local_boot(self):
         urls = {'/b/xen.elf': 'http://lab/xen.elf', '/b/bzImage': 'http://lab/bzImage',
@@ -2056,25 +2048,25 @@ class Lava(unittest.TestCase):
             m = self.machine(t)
             cfg = Config('', t, 5000, 100000)
             cmdline = 'console=hvc0 xen_timer_slop=100000 xt_intervals=50,1000'
-            job = xt_lava.job(m, cfg, cmdline, 'j', urls)
+            job = lava.job(m, cfg, cmdline, 'j', urls)
             images = job['actions'][0]['deploy']['images']
-            local = xt_boot.qemu_cmd(m, xt_boot.multiboot(m, xt_boot.xen_cmdline(m, 5000),
-                                                          xt_boot.kernel_cmdline(m, cmdline),
-                                                          m.initrd))
+            local = boot.qemu_cmd(m, boot.multiboot(m, boot.xen_cmdline(m, 5000),
+                                                    boot.kernel_cmdline(m, cmdline),
+                                                    m.initrd))
             arg = images['xen']['image_arg']
             for label, path in (('{xen}', m.xen), ('{kernel}', m.kernel),
                                 ('{ramdisk}', m.initrd)):
                 arg = arg.replace(label, path)
             # LAVA splits the image argument as a shell would.
             import shlex
-            boot = shlex.split(arg)
+            loading = shlex.split(arg)
             k = local.index('-kernel')
-            self.assertEqual(boot, local[k:k + 6])
+            self.assertEqual(loading, local[k:k + 6])
             # The machine: what the job's context has QEMU add.
             ctx = job['context']
             self.assertEqual(ctx['memory'], m.guest.memory_mb)
             rest = [w for o in ctx['extra_options'] for w in o.split()]
-            self.assertEqual(rest, [w for w in xt_boot.qemu_args(m)
+            self.assertEqual(rest, [w for w in boot.qemu_args(m)
                                     if w not in ('-m', str(m.guest.memory_mb))])
             self.assertTrue(ctx['no_kvm'])
             self.assertEqual(job['metadata']['guest_slop'], '100000')
@@ -2082,44 +2074,44 @@ class Lava(unittest.TestCase):
         self.assertIn('xt_domu_type=pvh xt_domu_vcpus=2 console=hvc0 '
                       'xt_domu.xen_timer_slop=100000 xt_domu.xt_intervals=50,,1000,{ramdisk}',
                       arg.replace(m.initrd, '{ramdisk}'))
-        with self.assertRaises(xt_lava.LavaError):
-            xt_lava.job(self.machine('pvh-dom0'), Config('', 'pvh-dom0', None, None), 'c', 'j', urls)
-        with self.assertRaises(xt_lava.LavaError):
-            xt_lava.job(self.machine('pv'), Config('', 'pv', None, None), 'a="b c"', 'j', urls)
+        with self.assertRaises(lava.LavaError):
+            lava.job(self.machine('pvh-dom0'), Config('', 'pvh-dom0', None, None), 'c', 'j', urls)
+        with self.assertRaises(lava.LavaError):
+            lava.job(self.machine('pv'), Config('', 'pv', None, None), 'a="b c"', 'j', urls)
 
     def test_golden_job(self):
         # A job as a lab gets it (tests/data/lava-job.pv-domu.yaml): any
         # change of what the harness emits shows here first.
-        m = xt_boot.Machine(guest=xt_boot.GUEST_TYPES['pv-domu'], xen='/b/xen-4.17.elf',
-                            kernel='/b/bzImage', initrd='/b/initramfs-dom0-build.cpio.gz',
-                            vcpus=2, timeout=300,
-                            domu_params=('xt_domu_vcpus=2', 'xt_domu_memory=256'))
+        m = boot.Machine(guest=boot.GUEST_TYPES['pv-domu'], xen='/b/xen-4.17.elf',
+                         kernel='/b/bzImage', initrd='/b/initramfs-dom0-build.cpio.gz',
+                         vcpus=2, timeout=300,
+                         domu_params=('xt_domu_vcpus=2', 'xt_domu_memory=256'))
         urls = {f: 'https://lab.example.org/xt/' + os.path.basename(f)
                 for f in (m.xen, m.kernel, m.initrd)}
         cmd = ('console=hvc0 xen_timer_slop=2000000 xt_intervals=50,1000 xt_samples=1000 '
                'xt_oneshot=100 xt_hist_us=1000 xt_rt_prio=80 xt_host_slop=50000')
-        job = xt_lava.job(m, Config('7.3', 'pv-domu', None, 2000000), cmd,
-                          'xen_timer boot-check-7.3 [4/6] 7.3 PV-DOMU Xen (default, 50000) | '
-                          'Guest (2000000)', urls)
+        job = lava.job(m, Config('7.3', 'pv-domu', None, 2000000), cmd,
+                       'xen_timer boot-check-7.3 [4/6] 7.3 PV-DOMU Xen (default, 50000) | '
+                       'Guest (2000000)', urls)
         with open(os.path.join(HERE, 'data', 'lava-job.pv-domu.yaml')) as f:
-            self.assertEqual(xt_lava.yaml(job), f.read())
+            self.assertEqual(lava.yaml(job), f.read())
 
     def test_yaml_reads_back(self):
         try:
             import yaml
         except ImportError:
             self.skipTest('no PyYAML for this python3')
-        job = xt_lava.job(self.machine('pv-domu'), Config('7.3', 'pv-domu', None, 5000),
-                          "console=hvc0 a=b:c x=#1", "xen_timer m [1/2] PV: 'x' | y",
-                          {'/b/xen.elf': 'file:///x y', '/b/bzImage': 'u', '/b/initrd': 'v'})
-        self.assertEqual(yaml.safe_load(xt_lava.yaml(job)), job)
+        job = lava.job(self.machine('pv-domu'), Config('7.3', 'pv-domu', None, 5000),
+                       "console=hvc0 a=b:c x=#1", "xen_timer m [1/2] PV: 'x' | y",
+                       {'/b/xen.elf': 'file:///x y', '/b/bzImage': 'u', '/b/initrd': 'v'})
+        self.assertEqual(yaml.safe_load(lava.yaml(job)), job)
 
     def lava(self, *extra, cmd='lava'):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             try:
-                rc = harness.main([cmd, '--out', self.tmp.name + '/out', '--name', 'm',
-                                   *self.files, *extra])
+                rc = cli.main([cmd, '--out', self.tmp.name + '/out', '--name', 'm',
+                               *self.files, *extra])
             except SystemExit as e:
                 rc = e.code
         return rc, out.getvalue()
@@ -2134,14 +2126,14 @@ class Lava(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(os.path.join(jobs, '..', 'images'))),
                          ['dom0-initrd', 'initrd', 'kernel', 'xen'])
         good = os.path.join(jobs, sorted(os.listdir(jobs))[0])
-        bad, why = xt_lava.validate([good])
+        bad, why = lava.validate([good])
         if why:
             self.skipTest(why)
         self.assertEqual(bad, [])
         broken = os.path.join(self.tmp.name, 'broken.yaml')
         with open(good) as f, open(broken, 'w') as g:
             g.write(f.read().replace('context:\n', 'context:\n  bogus_key: 1\n'))
-        bad, _ = xt_lava.validate([good, broken])
+        bad, _ = lava.validate([good, broken])
         self.assertEqual(len(bad), 1)
         self.assertTrue(bad[0].startswith(broken + ': '))
 
@@ -2159,28 +2151,28 @@ class Lava(unittest.TestCase):
                     want.append(('skip' if m.group(4) == 'SKIP' else
                                  'fail' if m.group(1) == 'not ok' else 'pass',
                                  re.sub(r'\W+', '_', m.group(2).strip().lower())))
-            got = xt_lava.monitor_results('\r\n'.join(lines) + '\r\n')
+            got = lava.monitor_results('\r\n'.join(lines) + '\r\n')
             self.assertEqual([(r, c) for c, r in got], want, name)
-        got = dict(xt_lava.monitor_results('# ok 3 slop_in_effect # SKIP slop too small\r\n'
-                                           'not ok 4 selftests: xen_timer: x_test\r\n'))
+        got = dict(lava.monitor_results('# ok 3 slop_in_effect # SKIP slop too small\r\n'
+                                        'not ok 4 selftests: xen_timer: x_test\r\n'))
         self.assertEqual(got, {'slop_in_effect': 'skip', 'selftests_xen_timer_x_test': 'fail'})
         # The monitors end after the end marker's line, never at it (LAVA
         # stops reading there), as pexpect matches: with re.DOTALL.
         for name in ('console.pv-ok', 'console.pvh-ok'):
             text = '\r\n'.join(captured(name)) + '\r\n'
-            end = re.search(xt_lava.MONITOR_END, text, re.DOTALL)
+            end = re.search(lava.MONITOR_END, text, re.DOTALL)
             self.assertTrue(end, name)
-            self.assertGreater(end.start(), text.index(xt_console.END_GUEST + '\r\n'), name)
-        self.assertFalse(re.search(xt_lava.MONITOR_END, '@@XT END-GUEST\r\n', re.DOTALL))
+            self.assertGreater(end.start(), text.index(console.END_GUEST + '\r\n'), name)
+        self.assertFalse(re.search(lava.MONITOR_END, '@@XT END-GUEST\r\n', re.DOTALL))
         crash = '(XEN) **** Dom0 x\r\nok 1 a\r\n crash'
-        self.assertFalse(re.search(xt_lava.MONITOR_END, crash, re.DOTALL))
-        self.assertTrue(re.search(xt_lava.MONITOR_END, '(XEN) Hardware Dom0 crashed: x'))
+        self.assertFalse(re.search(lava.MONITOR_END, crash, re.DOTALL))
+        self.assertTrue(re.search(lava.MONITOR_END, '(XEN) Hardware Dom0 crashed: x'))
 
     def replay(self, name, t='pv', **log):
         path = os.path.join(self.tmp.name, 'job.log')
         with open(path, 'w') as f:
             f.write(lava_log(captured(name) if isinstance(name, str) else name, **log))
-        return xt_lava.Replay(self.machine(t), 'c', xt_lava.read_log(path))
+        return lava.Replay(self.machine(t), 'c', lava.read_log(path))
 
     def test_a_log_is_judged_as_the_local_boot(self):
         for name, t in (('console.pv-ok', 'pv'), ('console.pv-panic', 'pv'),
@@ -2188,7 +2180,7 @@ class Lava(unittest.TestCase):
                         ('console.pvh-triple-reboot.old-selftest', 'pvh'),
                         ('console.pv-domu-early-exception-memparse-null', 'pv-domu'),
                         ('console.pvh-early-death-xen4.17-qemu11.1', 'pvh')):
-            local = xt_console.Watcher(1.0, 2.0, domu=xt_boot.GUEST_TYPES[t].domu)
+            local = console.Watcher(1.0, 2.0, domu=boot.GUEST_TYPES[t].domu)
             for k, line in enumerate(captured(name), 1):
                 if local.should_stop(k * 0.01):
                     break
@@ -2212,22 +2204,22 @@ class Lava(unittest.TestCase):
         path = os.path.join(self.tmp.name, 'hang.log')
         with open(path, 'w') as f:
             f.write(lava_log(cut, timed_out=True, end_s=len(cut) * 0.01 + 300))
-        r = xt_lava.Replay(self.machine('pv'), 'c', xt_lava.read_log(path))
+        r = lava.Replay(self.machine('pv'), 'c', lava.read_log(path))
         self.assertEqual(r.ending.outcome, Outcome.FAIL)
         self.assertTrue(r.status.startswith('hang: no end marker'), r.status)
         self.assertNotIn('poweroff', r.lines)
-        miss = xt_lava.missing_log(self.machine('pv'), 'c', '/x/001.log')
+        miss = lava.missing_log(self.machine('pv'), 'c', '/x/001.log')
         self.assertEqual(miss.ending.outcome, Outcome.INFRA)
         self.assertTrue(miss.status.startswith('no LAVA log: /x/001.log does not exist'))
-        with self.assertRaises(xt_lava.LavaError):
+        with self.assertRaises(lava.LavaError):
             with open(path, 'w') as f:
                 f.write('not a log\n')
-            xt_lava.read_log(path)
+            lava.read_log(path)
         # A server's YAML escapes.
         with open(path, 'w') as f:
             f.write('- {"dt": "2026-12-05T10:00:00.000000", "lvl": "target", '
                     '"msg": "\\e[0mok\\x41"}\n')
-        self.assertEqual(xt_lava.read_log(path).lines, [('\x1b[0mokA', 0.0)])
+        self.assertEqual(lava.read_log(path).lines, [('\x1b[0mokA', 0.0)])
 
     def test_merge_gives_the_run_reports_and_compares(self):
         rc, out = self.lava('GUEST_TYPES=pv', 'XEN_SLOPS=default', 'GUEST_SLOPS=2000000',

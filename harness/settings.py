@@ -1,19 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every setting of a run, once: its make variable, its default, its type
 and range, how it reaches the guest (an xt_*= parameter of the guest's or
-dom0's command line, read by scripts/guest-init or scripts/dom0-init) and
+dom0's command line, read by guest/guest-init or guest/dom0-init) and
 the selftest option it becomes, with that option's own default in the C
 source (tests/test_harness.py compares them).
 
-harness.py builds its options from SETTINGS (--samples for SAMPLES), and
-also takes them as make writes them (SAMPLES=200), so that the Makefile
-passes on only what the user set: make_args() in the Makefile's terms.
-A profile (PROFILES) is what one make target changes of the defaults;
-what the user set wins over it.
+The command line (__main__.py) builds its options from the table
+(request.SETTINGS: --samples for SAMPLES), and also takes them as make
+writes them (SAMPLES=200), so that the Makefile passes on only what the
+user set: make_args() in the Makefile's terms.  A profile (PROFILES) is
+what one make target changes of the defaults; what the user set wins
+over it.
 
-The lists the Makefile reads (harness.py settings --list NAME): the guest
-types (xt_boot.GUEST_TYPES) and the make variables of the settings; the
-kernel versions are scripts/kver.sh's.
+The lists the Makefile reads (python3 -m harness settings --list NAME):
+the guest types (boot.GUEST_TYPES) and the make variables of the
+settings; the kernel versions are scripts/kver.sh's.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ import re
 
 # Xen's own default of its timer_slop= (xen/common/timer.c: 50 us); the
 # selftests' XT_XEN_TIMER_SLOP_NS; the harness checks each Xen binary
-# holds it (xt_platform.timer_slop_default).
+# holds it (platforms.timer_slop_default).
 XEN_DEFAULT_TIMER_SLOP_NS = 50000
-# The Xen of every run unless XENS= says otherwise (xt_platform.PLATFORMS).
+# The Xen of every run unless XENS= says otherwise (platforms.PLATFORMS).
 DEFAULT_XEN = '4.20'
 
 DEFAULT = 'default'
@@ -61,7 +62,7 @@ class Setting:
     hi: int = 0
     choices: tuple[str, ...] = ()
     # The xt_*= parameter it reaches the guest as ('' if it does not):
-    # scripts/guest-init's, or dom0-init's xt_domu_* for a domU type.
+    # guest/guest-init's, or dom0-init's xt_domu_* for a domU type.
     guest: str = ''
     # The selftest option it becomes ('xen_timer_latency_test -n') and
     # that option's default in the C source, where it has one.
@@ -139,8 +140,8 @@ REPEAT = ('repeat', 'misses')
 
 def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
              qemus: tuple[str, ...] = ('own',)) -> tuple[Setting, ...]:
-    """The table; guest_types are xt_boot.GUEST_TYPES's names, xens and
-    qemus xt_platform's Xen and QEMU versions (passed in, so that this
+    """The table; guest_types are boot.GUEST_TYPES's names, xens and
+    qemus platforms' Xen and QEMU versions (passed in, so that this
     module imports nothing of the harness)."""
     return (
         # The thread's guest, a PV domU.  An HVM domU would take each
@@ -263,8 +264,8 @@ def param_value(s: Setting, value: object) -> str:
 def guest_params(table: tuple[Setting, ...], values: dict[str, object],
                  domu: bool = False) -> tuple[str, ...]:
     """The xt_*= parameters of the settings' values: the guest's (read by
-    scripts/guest-init), or with domu those of dom0's command line that
-    shape the domU (scripts/dom0-init's xt_domu_*).  A setting given per
+    guest/guest-init), or with domu those of dom0's command line that
+    shape the domU (guest/dom0-init's xt_domu_*).  A setting given per
     config (the slops) is the config's to emit; an empty text, or a
     choice left at "default" (the domain's own), is left out."""
     out = []

@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 from typing import Any, TextIO
 
-import xt_console
-from xt_model import BootResult, Interval, Latency, Outcome
+from . import console
+from .model import BootResult, Interval, Latency, Outcome
 
 
 def fmt(v: float | int | str | None, nd: int = 0) -> str:
@@ -219,7 +219,7 @@ def plot_in(results: list[BootResult], intervals: list[int], name: str, outdir: 
               f'set output "{png}"', f'set multiplot layout {len(plots)},1',
               'set xlabel "latency (us), cyclictest histogram"',
               'set ylabel "samples at or below (%)"', 'set key bottom right',
-              'set grid', f'set xrange [0:{xt_console.CYCLICTEST_HIST_US}]', 'set yrange [0:100]']
+              'set grid', f'set xrange [0:{console.CYCLICTEST_HIST_US}]', 'set yrange [0:100]']
     for i, curves in plots:
         script.append(f'set title "Interval {i} us: latency distribution per config"')
         script.append('plot ' + ', '.join(curves))
@@ -261,7 +261,7 @@ def run_ktap(results: list[BootResult], name: str, accel: str) -> str:
             if sname == 'kunit':
                 # KUnit's own KTAP, not the console it was parsed from (a
                 # kunit.py that reads a raw console was given all of it).
-                lines = xt_console.kunit_lines(lines)
+                lines = console.kunit_lines(lines)
             if lines and lines[0].startswith(('KTAP version', 'TAP version')):
                 head, lines = lines[0], lines[1:]
             else:

@@ -6,7 +6,7 @@
 # Builds the guest's initramfs: busybox-static, the xen_timer kselftest
 # install package (KSELFTEST_DIR, from 'make -C tools/testing/selftests
 # TARGETS=xen_timer install', built static), cyclictest from rt-tests and
-# coreutils' timeout with the libraries they need, and scripts/guest-init
+# coreutils' timeout with the libraries they need, and guest/guest-init
 # as /init.
 set -euo pipefail
 

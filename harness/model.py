@@ -24,9 +24,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Any, Iterable
+import sys
+from typing import Any, Iterable, NoReturn
 
-import xt_settings
+from . import settings
 
 # The selftest that reads what the kernel asks of the Xen timer: on Xen
 # it must judge, a skip there (no kprobe events) is the kernel's failure,
@@ -39,7 +40,7 @@ NO_SLOP_SKIP = 'no expected slop for this command line'
 PLATFORM_SKIP = 'platform could not resolve it in this run'
 PLATFORM_FLAG = 'platform could not resolve '
 
-XEN_DEFAULT_TIMER_SLOP_NS = xt_settings.XEN_DEFAULT_TIMER_SLOP_NS
+XEN_DEFAULT_TIMER_SLOP_NS = settings.XEN_DEFAULT_TIMER_SLOP_NS
 
 
 class Outcome(enum.Enum):
@@ -65,6 +66,18 @@ class Status(enum.Enum):
 # is the news); INFRA alone has its own status, so that CI can tell "the
 # emulator broke" from "the kernel broke".
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
+
+
+def die(msg: str) -> NoReturn:
+    """A bad argument, setting or file: one line, and EXIT_USAGE.  Here,
+    with the exit statuses, so that every module of the harness can."""
+    print(f'harness: {msg}', file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
+
+# The machine a config boots on: its kernel version, Xen version and
+# guest type (run.machine_key).
+MachineKey = tuple[str, str, str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,9 +148,9 @@ class Config:
 
 @dataclasses.dataclass(frozen=True)
 class GuestSettings:
-    """What scripts/guest-init is told on the guest's command line (it has
+    """What guest/guest-init is told on the guest's command line (it has
     no defaults of its own): params, the xt_*= of the run's settings
-    (xt_settings.guest_params), then per config the slop or the edge
+    (settings.guest_params), then per config the slop or the edge
     parameters and Xen's timer_slop."""
     params: tuple[str, ...]
     hist_us: int
@@ -325,7 +338,7 @@ XT_UNPARSED = ('XT_EV',)
 
 @dataclasses.dataclass
 class ConsoleFacts:
-    """What a finished console says (xt_console.parse): the selftests'
+    """What a finished console says (console.parse): the selftests'
     results, the latency figures, what each CPU's clockevent had, the
     kernel's words on the parameter.  problems: a selftest or the runner
     missing; bad_exit: selftests that exited with neither pass nor skip,
@@ -499,7 +512,7 @@ class BootResult:
 
 @dataclasses.dataclass
 class GroupRecord:
-    """One QEMU + Xen + dom0 boot that ran domUs (xt_boot.GroupBoot): its
+    """One QEMU + Xen + dom0 boot that ran domUs (boot.GroupBoot): its
     shared part (Xen, dom0) once, the configs whose tries it ran."""
     index: int
     xen_cmdline: str

@@ -4,12 +4,15 @@ boots.
 
 A config is one job for LAVA's qemu device type: Xen, the kernel and the
 initramfs are the three images of a tmpfs deploy, and QEMU's command line
-is the local boot's (xt_boot: the same Xen and kernel command lines, CPU,
+is the local boot's (boot.py: the same Xen and kernel command lines, CPU,
 memory and vCPUs, in the job's context).  A monitors test records the KTAP
 results the console shows, so that a lab's own view of the job has them.
 The log of a job (lava-run's output, or a server's log download) is the
 console again: Replay follows it with the local boot's Watcher, and the
 harness judges it as it judges a local boot.
+
+The lava command writes the jobs (lava_jobs); the merge command judges
+their logs (merge_logs, from run.run) as a local run's boots.
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+from typing import Callable
 
-import xt_boot
-import xt_console
-from xt_model import Config, Ending, Outcome
+from . import boot, console, model, report, verdict
+from .model import BootResult, Config, Ending, MachineKey, Outcome, Try, die
+from .request import Request
 
 # The device dictionary a lab needs: LAVA's qemu device type for x86_64;
 # each job's context gives the machine (memory, CPU, vCPUs, KVM or not).
@@ -42,8 +47,8 @@ XEN_POWER_OFF = '(XEN) Entering ACPI S5 state.'
 # "# SKIP" directive makes the result skip.  Not at the end marker itself:
 # LAVA stops reading there and may log that line no more.  pexpect
 # matches with re.DOTALL: no ".*" that could span lines.
-MONITOR_START = xt_console.KERNEL_START
-MONITOR_END = '|'.join((xt_console.DOM0_GONE_RE.pattern.replace('.*', r'[^\r\n]*'),
+MONITOR_START = console.KERNEL_START
+MONITOR_END = '|'.join((console.DOM0_GONE_RE.pattern.replace('.*', r'[^\r\n]*'),
                         re.escape(XEN_POWER_OFF)))
 MONITOR_PATTERN = (r'(?=(?:(?:not )?ok \d+ [^#\r\n]*# )?(?P<result>SKIP|not ok|ok))'
                    r'(?:not )?ok \d+ (?P<test_case_id>[^#\r\n]*[^#\s])[ \t]*(?:#[^\r\n]*)?\r?\n')
@@ -68,7 +73,7 @@ def monitor_results(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def image_names(machines: list[xt_boot.Machine], versions: list[str]) -> dict[str, str]:
+def image_names(machines: list[boot.Machine], versions: list[str]) -> dict[str, str]:
     """The file name of every image in the jobs' images directory: the
     build's own name, led by the kernel version where there are several
     kernels."""
@@ -82,18 +87,18 @@ def image_names(machines: list[xt_boot.Machine], versions: list[str]) -> dict[st
     return names
 
 
-def context(m: xt_boot.Machine) -> dict[str, object]:
+def context(m: boot.Machine) -> dict[str, object]:
     """The job's context: what LAVA's qemu.jinja2 renders the machine
     from.  KVM only if the run was given ACCEL=kvm (a lab's device cannot
     be probed from here)."""
-    cpu = xt_boot.cpu_model(m)
+    cpu = boot.cpu_model(m)
     return {'arch': 'amd64', 'no_kvm': not m.accel_args, 'memory': m.guest.memory_mb,
             'extra_options': [*([f'-cpu {cpu}'] if cpu else []), f'-smp {m.vcpus}',
                               '-no-reboot']}
 
 
-def image_arg(m: xt_boot.Machine, xen_slop: int | None, guest_cmdline: str) -> str:
-    """QEMU's multiboot loading (xt_boot.multiboot) with LAVA's {xen},
+def image_arg(m: boot.Machine, xen_slop: int | None, guest_cmdline: str) -> str:
+    """QEMU's multiboot loading (boot.multiboot) with LAVA's {xen},
     {kernel} and {ramdisk} for the downloaded images."""
     if '"' in guest_cmdline or "'" in guest_cmdline:
         raise LavaError(f'a quote in the command line "{guest_cmdline}": LAVA splits '
@@ -101,13 +106,13 @@ def image_arg(m: xt_boot.Machine, xen_slop: int | None, guest_cmdline: str) -> s
     if m.guest.efi:
         raise LavaError(f'guest type {m.guest.name} boots Xen from OVMF and a FAT drive, '
                         "which LAVA's qemu deploy cannot give: leave it out of GUEST_TYPES")
-    args = xt_boot.multiboot(dataclasses.replace(m, xen='{xen}', kernel='{kernel}'),
-                             xt_boot.xen_cmdline(m, xen_slop),
-                             xt_boot.kernel_cmdline(m, guest_cmdline), '{ramdisk}')
+    args = boot.multiboot(dataclasses.replace(m, xen='{xen}', kernel='{kernel}'),
+                          boot.xen_cmdline(m, xen_slop),
+                          boot.kernel_cmdline(m, guest_cmdline), '{ramdisk}')
     return f'{args[0]} {args[1]} {args[2]} "{args[3]}" {args[4]} "{args[5]}"'
 
 
-def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
+def job(m: boot.Machine, config: Config, guest_cmdline: str, title: str,
         urls: dict[str, str]) -> dict[str, object]:
     """The job definition of one config: urls maps the machine's files to
     where the lab fetches them."""
@@ -115,8 +120,8 @@ def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
     # LAVA's monitors end after this long without a console line (the qemu
     # boot action's timeout, which its connection keeps): no shorter than
     # the local boot's timeout, so that the quiet the hang rule asks for
-    # (xt_console.HANG_QUIET_S) fits in it.
-    quiet_s = max(m.timeout, xt_console.HANG_QUIET_S + 60)
+    # (console.HANG_QUIET_S) fits in it.
+    quiet_s = max(m.timeout, console.HANG_QUIET_S + 60)
     meta = {'xen_timer.config': config.name,
             'kernel': config.kernel or os.path.basename(m.kernel),
             'guest_type': config.guest_type, 'xen': os.path.basename(m.xen),
@@ -143,7 +148,7 @@ def job(m: xt_boot.Machine, config: Config, guest_cmdline: str, title: str,
             {'boot': {'method': 'qemu', 'media': 'tmpfs',
                       'timeout': {'minutes': math.ceil(quiet_s / 60)}}},
             {'test': {'timeout': {'minutes': math.ceil(test_s / 60)}, 'monitors': [
-                {'name': xt_console.COLLECTION, 'start': MONITOR_START, 'end': MONITOR_END,
+                {'name': console.COLLECTION, 'start': MONITOR_START, 'end': MONITOR_END,
                  'pattern': MONITOR_PATTERN, 'fixupdict': MONITOR_FIXUP}]}},
         ],
     }
@@ -290,7 +295,7 @@ def read_log(path: str) -> LavaLog:
             elif rec['lvl'] == 'target' and isinstance(msg, str) and not finalizing:
                 if t0 is None:
                     t0 = t
-                lines.extend((m, t - t0) for m in xt_console.serial_lines(msg))
+                lines.extend((m, t - t0) for m in console.serial_lines(msg))
             elif rec['lvl'] == 'results' and isinstance(msg, dict) and msg.get('case') == 'job':
                 result = str(msg.get('result', ''))
                 error = str(msg.get('error_msg', ''))
@@ -302,17 +307,17 @@ def read_log(path: str) -> LavaLog:
     return LavaLog(lines, end - t0 if t0 is not None else 0.0, result, error, timed_out)
 
 
-class Replay(xt_boot.Watched):
+class Replay(boot.Watched):
     """A LAVA job's console followed as a local boot's is: the Watcher of
     its guest type, the lines until the Watcher would have stopped QEMU;
     at the end of the log, the boot is over by the job's timeout (a test
     action timed out: the hang rules of a local timeout), or LAVA ended
     the job (INFRA, LAVA's error said)."""
 
-    def __init__(self, m: xt_boot.Machine, guest_cmdline: str, log: LavaLog):
+    def __init__(self, m: boot.Machine, guest_cmdline: str, log: LavaLog):
         self.guest_cmdline = guest_cmdline
-        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
-                                        domu=m.guest.domu)
+        self.watch = console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
+                                     domu=m.guest.domu)
         self.seconds = log.seconds
         for line, t in log.lines:
             if self.watch.should_stop(t):
@@ -327,7 +332,7 @@ class Replay(xt_boot.Watched):
         self.watch.finish(self.seconds, timeout=round(self.seconds) if log.timed_out else None)
 
 
-def missing_log(m: xt_boot.Machine, guest_cmdline: str, path: str) -> Replay:
+def missing_log(m: boot.Machine, guest_cmdline: str, path: str) -> Replay:
     """A config whose job has no log (not run, or not fetched): INFRA."""
     r = Replay(m, guest_cmdline, LavaLog([], 0.0, '', '', False))
     r.watch.ending = Ending(Outcome.INFRA, 'no LAVA log', f'{path} does not exist: the job '
@@ -347,3 +352,103 @@ def link_images(names: dict[str, str], outdir: str) -> None:
             os.link(src, dst)
         except OSError:
             shutil.copyfile(src, dst)
+
+
+# run.py's helpers, which the functions below are given as parameters:
+# run.py merges through this module, so this module does not import it.
+ConfigsOf = Callable[[Request], list[Config]]
+MachinesOf = Callable[[Request, list[str]], dict[MachineKey, boot.Machine]]
+MachineKeyOf = Callable[[Request, Config], MachineKey]
+
+
+def lava_accel(args: Request) -> list[str]:
+    """A LAVA job's acceleration: KVM only when asked for (ACCEL=kvm), as
+    a lab's device cannot be probed from here."""
+    return boot.KVM_ARGS if args.accel == 'kvm' else []
+
+
+def job_stem(k: int, c: Config) -> str:
+    """A config's LAVA job file and log name, without the extension."""
+    return f'{k:03d}-{report.slug(c.name)}'
+
+
+def lava_configs(args: Request, configs_of: ConfigsOf) -> list[Config]:
+    """The configs of the run (configs_of: run.configs_of) that LAVA's
+    qemu device type can boot: a guest type that boots Xen from OVMF is
+    left out, and said so."""
+    efi = [t for t in args.guest_types if boot.GUEST_TYPES[t].efi]
+    if len(efi) == len(args.guest_types):
+        die(f'guest types {" ".join(efi)}: none LAVA\'s qemu deploy can boot')
+    if efi:
+        print(f'harness: {args.cmd}: {" ".join(efi)} left out: it boots Xen from OVMF and a '
+              "FAT drive, which LAVA's qemu deploy cannot give", flush=True)
+    return [c for c in configs_of(args) if c.guest_type not in efi]
+
+
+def lava_jobs(args: Request, configs_of: ConfigsOf, machines_of: MachinesOf,
+              machine_key: MachineKeyOf) -> int:
+    """One LAVA job per config, the images they name, the device
+    dictionary; every job checked against LAVA's schema.  configs_of,
+    machines_of and machine_key: run.py's."""
+    configs = lava_configs(args, configs_of)
+    outdir = os.path.join(args.out, f'{args.name}-lava')
+    jobs_dir, images = os.path.join(outdir, 'jobs'), os.path.join(outdir, 'images')
+    shutil.rmtree(jobs_dir, ignore_errors=True)
+    os.makedirs(jobs_dir)
+    machines = machines_of(args, lava_accel(args))
+    try:
+        names = image_names(list(machines.values()), [k[0] for k in machines])
+    except LavaError as e:
+        die(str(e))
+    base = args.base_url.rstrip('/') or f'file://{images}'
+    urls = {f: f'{base}/{n}' for f, n in names.items()}
+    paths = []
+    for k, c in enumerate(configs, 1):
+        m = machines[machine_key(args, c)]
+        try:
+            definition = job(m, c, args.guest.cmdline(c),
+                             f'xen_timer {args.name} [{k}/{len(configs)}] {c.name}', urls)
+        except LavaError as e:
+            die(str(e))
+        paths.append(os.path.join(jobs_dir, f'{job_stem(k, c)}.yaml'))
+        with open(paths[-1], 'w') as f:
+            f.write(yaml(definition))
+    link_images(names, images)
+    with open(os.path.join(outdir, 'device.jinja2'), 'w') as f:
+        f.write(DEVICE_DICT)
+    bad, why = validate(paths)
+    for line in bad:
+        print(f'harness: lava: invalid job: {line}', file=sys.stderr)
+    print(f'harness: {len(paths)} LAVA jobs in {jobs_dir}; ' +
+          (f'not checked against LAVA\'s schema: {why}' if why else
+           f'{len(paths) - len(bad)} valid by LAVA\'s job schema'))
+    print(f'harness: images in {images} (the lab fetches them from {base}); the device '
+          f'dictionary {os.path.join(outdir, "device.jinja2")}; each job\'s log to '
+          f'{os.path.join(outdir, "logs")}/<job file name>.log, then python3 -m harness merge')
+    return model.EXIT_FAIL if bad else model.EXIT_PASS
+
+
+def merge_logs(args: Request, configs: list[Config], boots: str, machines_of: MachinesOf,
+               machine_key: MachineKeyOf) -> list[BootResult]:
+    """Each config's LAVA job log judged as a local boot of it: a missing
+    log, or one LAVA ended before the end marker, is INFRA.  machines_of
+    and machine_key: run.py's."""
+    logs = args.logs or os.path.join(args.out, f'{args.name}-lava', 'logs')
+    machines = machines_of(args, lava_accel(args))
+    results = []
+    for k, c in enumerate(configs, 1):
+        m = machines[machine_key(args, c)]
+        cmdline = args.guest.cmdline(c)
+        path = os.path.join(logs, f'{job_stem(k, c)}.log')
+        try:
+            replay = (Replay(m, cmdline, read_log(path)) if os.path.exists(path)
+                      else missing_log(m, cmdline, path))
+        except (LavaError, OSError) as e:
+            die(str(e))
+        r = verdict.evaluate(replay, c, args.check, boots, str(k))
+        r.xen_cmdline = boot.xen_cmdline(m, c.xen_slop)
+        r.tries = [Try(r.outcome, r.status, r.seconds, r.console, r.facts.noise_checks)]
+        print(f'[{k}/{len(configs)}] {c.name}: {str(r.outcome).upper()} ({r.status}) '
+              f'from {os.path.basename(path)}', flush=True)
+        results.append(r)
+    return results

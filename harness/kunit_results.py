@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """kunit.py's results, read from its JSON rather than from its text.
 
@@ -8,15 +7,17 @@ results ("test_cases") have a name and a status, PASS, FAIL, SKIP or
 ERROR (a crash).  What the JSON does not carry is kunit.py's count of
 KTAP syntax errors; those are the "[ERROR]" lines of its output.
 
-harness.py's subcommands, for scripts/kunit-run.sh and the Makefile:
-  harness.py kunit-check JSON LOG MIN_CASES MAX_SKIPS
+The harness's subcommands, for scripts/kunit-run.sh and the Makefile:
+  python3 -m harness kunit-check JSON LOG MIN_CASES MAX_SKIPS
 prints one summary line and fails unless the JSON has at least MIN_CASES
 results, none FAIL or ERROR, at most MAX_SKIPS SKIP, and LOG (kunit.py's
 output) no parse error.
-  harness.py kunit-cases SOURCE...
+  python3 -m harness kunit-cases SOURCE...
 prints how many results the suites of KUnit source files give: one per
 KUNIT_CASE, one per row of a KUNIT_CASE_PARAM's KUNIT_ARRAY_PARAM
 array (make's KUNIT_MIN_CASES, so that a new row raises it).
+  python3 -m harness ktap-check KUNIT_PY FILE [TEST...]
+parses FILE with the tree's kunit.py (ktap_check below).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from typing import Any, Sequence
+
+from . import console
 
 # A leaf result of kunit.py's JSON: the names from the top group down,
 # and its status.
@@ -195,7 +199,7 @@ def source_cases(text: str) -> int:
 
 
 def cases_command(sources: list[str]) -> int:
-    """harness.py kunit-cases: print the results the sources give."""
+    """kunit-cases: print the results the sources give."""
     total = 0
     for src in sources:
         try:
@@ -207,3 +211,43 @@ def cases_command(sources: list[str]) -> int:
             return 1
     print(total)
     return 0
+
+
+def ktap_check(kunit_py: str, path: str, want: list[str]) -> int:
+    """ktap-check KUNIT_PY FILE [TEST...]: parse FILE with the tree's kunit.py.
+
+    FILE is a KTAP stream; when it is run_kselftest.sh output (a selftests
+    "run_tests" log), the nested stream of each test is parsed as well.
+    Fails unless every stream parsed with no error, and, for each TEST given
+    (the suite's: xen_timer_slop_test xen_timer_program_test xen_timer_latency_test), the runner
+    ran it and it ended ok (passed or skipped); prints kunit.py's summary
+    line of each.
+    """
+    kunit_py, path = os.path.abspath(kunit_py), os.path.abspath(path)
+    for f in (kunit_py, path):
+        if not os.path.isfile(f):
+            print(f'ktap_check: {f} does not exist', file=sys.stderr)
+            return 2
+    with open(path, errors='replace') as fh:
+        lines = fh.read().splitlines()
+    streams = [(os.path.basename(path), path)]
+    tmp = tempfile.TemporaryDirectory()
+    for test, t in console.kselftest_tests(lines, r'\S+').items():
+        sub = os.path.join(tmp.name, test)
+        with open(sub, 'w') as out:
+            out.write('\n'.join(t.lines) + '\n')
+        streams.append((f'{os.path.basename(path)}: {test}', sub))
+    bad = 0
+    ran = console.kselftest_tests(lines)
+    for test in want:
+        if test not in ran or ran[test].rc == console.KSFT_FAIL:
+            print(f'ktap_check: {os.path.basename(path)}: {test} '
+                  f'{"failed" if test in ran else "did not run"}')
+            bad += 1
+    for name, stream in streams:
+        # verdict.ktap_parse's parse (that module imports this one).
+        p = Parsed(kunit_py, stream)
+        ok = p.ok()
+        print(f'ktap_check: {name}: kunit.py parse: {"" if ok else "parse error: "}{p.text()}')
+        bad += not ok
+    return 1 if bad else 0

@@ -2,7 +2,7 @@
 """The console of one Xen boot, read: pure parsing, no I/O.
 
 A boot's serial console holds Xen's lines, the guest kernel's (with the
-KUnit KTAP when KUnit is built in), and what scripts/guest-init prints
+KUnit KTAP when KUnit is built in), and what guest/guest-init prints
 between "@@XT" marker lines: "@@XT BEGIN name" .. "@@XT END name rc"
 blocks (the run_kselftest.sh output in "kselftest", cyclictest's in
 "cyclictest-<US>"), and "@@XT END-GUEST" at the end.
@@ -19,15 +19,15 @@ import dataclasses
 import re
 from typing import Callable
 
-import xt_model
-from xt_model import PROGRAM_TEST as PROGRAM_TEST
-from xt_model import (REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency,
-                      Outcome, Status)
+from . import model
+from .model import PROGRAM_TEST as PROGRAM_TEST
+from .model import (REACHED, ConsoleFacts, Ending, Interval, KtapResult, Latency,
+                    Outcome, Status)
 
 MARK = '@@XT'
 END_GUEST = '@@XT END-GUEST'
 BEGIN_GUEST = '@@XT BEGIN-GUEST'
-# scripts/dom0-init, when the guest is a domU started by dom0.
+# guest/dom0-init, when the guest is a domU started by dom0.
 DOMU_START = '@@XT DOMU-START'
 DOMU_FAILED = '@@XT DOMU-FAILED'
 # dom0-init: xl create has built and started the domU.
@@ -58,7 +58,7 @@ DOMU_DIED = '@@XT DOMU-DIED'
 # dom0's watchdog: the domU ran its time limit (dom0's xt_domu_timeout=,
 # which follows the line), and dom0 destroyed it and goes on to the next.
 DOMU_TIMEOUT = '@@XT DOMU-TIMEOUT'
-# A boot is over before its end marker on any of these (xt_model's
+# A boot is over before its end marker on any of these (model.py's
 # outcomes).  The guest kernel crashed: the kernel's fault (FAIL).  Xen
 # reports a PV dom0's crash ("Hardware Dom0 crashed") after the kernel's
 # own panic, or instead of it when the kernel died before its console.
@@ -77,7 +77,7 @@ DIED_RE = re.compile(r'Hardware Dom0 halted')
 # After the end marker: the guest powered off and Xen halted the machine.
 HALTED_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown)')
 # Xen or dom0 is gone: no further domU of the boot can start (the end of a
-# boot that runs its guests as domUs, xt_boot.GroupBoot).
+# boot that runs its guests as domUs, boot.GroupBoot).
 DOM0_GONE_RE = re.compile(r'\(XEN\) Hardware Dom0 (halted|shutdown|crashed)|'
                           r'\(XEN\) Panic on CPU|\(XEN\) \*\*\*\* Dom0 .*crash')
 # After an emulator fault in a domU: dom0's watchdog says within 5 s that
@@ -144,7 +144,7 @@ CYCLICTEST_RT_PRIORITY = 80
 
 class Watcher:
     """Follows a console as it arrives: the stage, how the boot ended (an
-    xt_model.Ending), when to stop, and when each stage began (seconds
+    model.Ending), when to stop, and when each stage began (seconds
     since QEMU started).  domu: the guest under test is a domU, so dom0's
     kernel does not count as the guest's start."""
 
@@ -153,7 +153,7 @@ class Watcher:
         self.end_grace_s = end_grace_s
         self.fail_grace_s = fail_grace_s
         self.domu = domu
-        # Xen's and QEMU's versions (xt_platform.describe), named in the
+        # Xen's and QEMU's versions (platforms.describe), named in the
         # reason of a death that is theirs.
         self.platform = platform
         self.lines: list[str] = []
@@ -430,13 +430,13 @@ class RecordError(ValueError):
 
 
 def xt_record(line: str) -> object:
-    """The typed record (xt_model.XT_RECORDS) of an XT_* line, anywhere in
+    """The typed record (model.XT_RECORDS) of an XT_* line, anywhere in
     line ("# XT_CPU cpu=0 ..."): every field of the record must be there,
     of its type; RecordError says which is not."""
     m = re.search(r'\b(XT_[A-Z]+) (.*)$', line)
-    if not m or m.group(1) not in xt_model.XT_RECORDS:
+    if not m or m.group(1) not in model.XT_RECORDS:
         raise RecordError(f'not an XT_* record line: {line!r}')
-    cls = xt_model.XT_RECORDS[m.group(1)]
+    cls = model.XT_RECORDS[m.group(1)]
     got = dict(re.findall(r'(\w+)=(\S*)', m.group(2)))
     vals: dict[str, object] = {}
     for f in dataclasses.fields(cls):
@@ -506,7 +506,7 @@ def kunit_lines(lines: list[str], raw: bool = False) -> list[str]:
     """KUnit runs before init: its KTAP is the console up to the guest's
     first marker; without the kernel's other messages and without printk
     timestamps, unless raw (a kunit.py that reads a console as it is,
-    xt_kunit.reads_raw_console())."""
+    kunit_results.reads_raw_console())."""
     out = []
     for line in lines:
         if line.startswith(BEGIN_GUEST):
@@ -522,7 +522,7 @@ def kunit_lines(lines: list[str], raw: bool = False) -> list[str]:
 
 def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: int,
           tests: tuple[str, ...] = (SLOP_TEST, PROGRAM_TEST, LATENCY_TEST)) -> ConsoleFacts:
-    """What a finished console says (xt_model.ConsoleFacts)."""
+    """What a finished console says (model.ConsoleFacts)."""
     r = ConsoleFacts()
     b = blocks(lines)
     for line in lines:
@@ -548,24 +548,24 @@ def parse(lines: list[str], intervals: tuple[int, ...] | list[int], spike_us: in
             r.bad_exit.append(test)
         for line in b[test].lines:
             if not re.search(r'\bXT_[A-Z]+ ', line) or any(f'{t} ' in line
-                                                            for t in xt_model.XT_UNPARSED):
+                                                            for t in model.XT_UNPARSED):
                 continue
             try:
                 rec = xt_record(line)
             except RecordError as e:
                 r.problems.append(f'{test}: {e}')
                 continue
-            if isinstance(rec, xt_model.XtLat):
+            if isinstance(rec, model.XtLat):
                 r.intervals.setdefault(rec.interval_us, Interval()).ours = Latency(
                     samples=rec.samples, min_us=rec.min_ns / 1e3, avg_us=rec.avg_ns / 1e3,
                     max_us=rec.max_ns / 1e3, p50_us=rec.p50_ns / 1e3, p99_us=rec.p99_ns / 1e3,
                     p999_us=rec.p999_ns / 1e3, spikes=rec.over)
-            elif isinstance(rec, xt_model.XtProg):
+            elif isinstance(rec, model.XtProg):
                 r.prog_check = rec
-            elif isinstance(rec, xt_model.XtNoise):
+            elif isinstance(rec, model.XtNoise):
                 r.noise.append(line[line.index('XT_NOISE '):])
                 r.noise_checks.append(rec)
-            elif isinstance(rec, xt_model.XtCpu):
+            elif isinstance(rec, model.XtCpu):
                 r.cpus.append(rec)
     for i in intervals:
         name = f'cyclictest-{i}'

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """What CI bots record of our kselftest results, and a check that it is
 exactly our results.
@@ -16,13 +15,14 @@ the plan first or last.  This module derives names and logs the way that
 parser does (its rules, written here; the parser is not ours to ship)
 and checks a run:
 
-  harness.py lkft-check FILE...   every FILE a run_kselftest.sh output
-                                  (a kselftest stream) of one run; fails
-                                  when a result is recorded under a name
-                                  of its SKIP reason or under two names,
-                                  when a result of ours lacks its own
-                                  evidence in its log, or when tappy finds
-                                  a selftest stream malformed.
+  python3 -m harness lkft-check FILE...   every FILE a run_kselftest.sh
+                                          output (a kselftest stream) of one
+                                          run; fails when a result is recorded
+                                          under a name of its SKIP reason or
+                                          under two names, when a result of
+                                          ours lacks its own evidence in its
+                                          log, or when tappy finds a selftest
+                                          stream malformed.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-import xt_console
+from . import console
 
 TEST_RE = re.compile(r'^(not ok|ok)\b\s*(?:\d+)?\s*(?P<desc>[^#]*?)\s*(?:#\s*(?P<dir>.*))?$')
 # Our results and the diagnostic the log of each must hold when it passed
@@ -163,7 +163,7 @@ def tap_problems(streams: dict[str, list[str]]) -> tuple[list[str], str]:
     with tempfile.TemporaryDirectory() as tmp:
         paths: dict[str, str] = {}
         for label, lines in streams.items():
-            for test, sec in xt_console.kselftest_tests(lines, r'\S+').items():
+            for test, sec in console.kselftest_tests(lines, r'\S+').items():
                 path = os.path.join(tmp, f'{len(paths)}-{test}')
                 with open(path, 'w') as f:
                     f.write('\n'.join(sec.lines) + '\n')
@@ -182,7 +182,7 @@ def tap_problems(streams: dict[str, list[str]]) -> tuple[list[str], str]:
 
 
 def check_files(paths: list[str]) -> int:
-    """harness.py lkft-check: 0 if every result of the files keeps one
+    """lkft-check: 0 if every result of the files keeps one
     name and its own log and tappy reads every stream, 1 if not, 2 if a
     file cannot be read."""
     streams = {}

@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The verdicts of a boot: its console's facts (xt_console.parse) and every
-KTAP stream checked with the tree's kunit.py (xt_kunit), and whether a
-run's boots report the same result names, and whether two runs agree."""
+"""The verdicts of a boot: its console's facts (console.parse) and every
+KTAP stream checked with the tree's kunit.py (kunit_results.py), and
+whether a run's boots report the same result names, and whether two runs
+agree."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, Protocol
 
-import xt_console
-import xt_kunit
-from xt_model import BootResult, CheckSettings, Config, Ending, StreamCheck
+from . import console, kunit_results
+from .model import BootResult, CheckSettings, Config, Ending, StreamCheck
 
 
 class Console(Protocol):
-    """What a boot leaves to be judged (xt_boot.Boot, xt_boot.Part)."""
+    """What a boot leaves to be judged (boot.Boot, boot.Part)."""
     guest_cmdline: str
     seconds: float
 
@@ -48,7 +48,7 @@ def name_differences(results: list[BootResult]) -> list[str]:
 
 def ktap_parse(kunit_py: str, path: str, min_cases: int = 1) -> StreamCheck:
     """The tree's kunit.py parse of a KTAP file, read from its JSON."""
-    p = xt_kunit.Parsed(kunit_py, path)
+    p = kunit_results.Parsed(kunit_py, path)
     return StreamCheck(ok=p.ok(min_cases), summary=p.text(min_cases), names=p.names(),
                        path=path)
 
@@ -74,12 +74,12 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
     log = os.path.join(outdir, f'console-{idx}.log')
     with open(log, 'w') as f:
         f.write('\n'.join(boot.lines) + '\n')
-    guest = xt_console.guest_output(boot.lines)
+    guest = console.guest_output(boot.lines)
     r = BootResult(config=config, ending=boot.ending, seconds=round(boot.seconds, 1),
                    console=log, guest_cmdline=boot.guest_cmdline,
                    timing=dict(boot.timing()),
-                   facts=xt_console.parse(guest, check.intervals, check.spike_us,
-                                          check.tests))
+                   facts=console.parse(guest, check.intervals, check.spike_us,
+                                       check.tests))
     if not boot.ending.reached:
         r.last_lines = boot.tail()
     if check.kunit_py:
@@ -93,8 +93,8 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
     if check.kunit_boot:
         klog = os.path.join(outdir, f'kunit-{idx}.log')
         with open(klog, 'w') as f:
-            f.write('\n'.join(xt_console.kunit_lines(
-                guest, raw=xt_kunit.reads_raw_console(check.kunit_py))) + '\n')
+            f.write('\n'.join(console.kunit_lines(
+                guest, raw=kunit_results.reads_raw_console(check.kunit_py))) + '\n')
         r.kunit = ktap_parse(check.kunit_py, klog, check.kunit_min)
     return r
 

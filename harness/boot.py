@@ -20,9 +20,7 @@ import tempfile
 import time
 from typing import Callable, Iterator
 
-import xt_console
-import xt_model
-import xt_platform
+from . import console, model, platforms
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +42,7 @@ class GuestParams:
     dom0_args: tuple[str, ...] = ()
     # How often a quiet console is checked for QEMU having exited.
     poll_s: float = 1.0
-    # The guest is a domU that dom0 (scripts/dom0-init) starts with xl, as
+    # The guest is a domU that dom0 (guest/dom0-init) starts with xl, as
     # xl's type = "<name>".
     domu: bool = False
     # Xen is booted by OVMF as an EFI application (xen.efi), not by QEMU's
@@ -74,14 +72,14 @@ GUEST_TYPES = {
     # The guest is dom0 itself.
     'pv': GuestParams(name='pv', memory_mb=1024, dom0_mem='512M', cpu_model=None,
                       end_grace_s=1.0, fail_grace_s=2.0),
-    # A PV dom0 (scripts/dom0-init, initramfs of mkinitramfs-dom0.sh)
+    # A PV dom0 (guest/dom0-init, initramfs of mkinitramfs-dom0.sh)
     # starts the guest as a PV domU with xl: a domU, as the patch thread's
     # guest was, on the PV timer path, with no emulated SVM (the default
     # CPU), so it is as reliable under TCG as the PV dom0.
     'pv-domu': GuestParams(name='pv-domu', memory_mb=1024, dom0_mem='512M', cpu_model=None,
                            end_grace_s=2.0, fail_grace_s=2.0,
                            dom0_args=('kunit.enable=0',), domu=True, xl_type='pv'),
-    # A PV dom0 (scripts/dom0-init, initramfs of mkinitramfs-dom0.sh)
+    # A PV dom0 (guest/dom0-init, initramfs of mkinitramfs-dom0.sh)
     # starts the guest as a PVH domU of 256 MB with xl.  Debian's Xen is
     # built without shadow paging, so a PVH domain needs HAP: QEMU's TCG
     # emulates AMD SVM with nested paging (qemu64,+svm,+npt; -cpu max
@@ -137,7 +135,7 @@ def read_lines(proc: subprocess.Popen[bytes], start: float, poll_s: float,
     stop(seconds) says so, which is asked before every read."""
     def split(raw: bytes) -> Iterator[tuple[str, float]]:
         t = time.monotonic() - start
-        for line in xt_console.serial_lines(raw.decode('utf-8', 'replace').rstrip('\r')):
+        for line in console.serial_lines(raw.decode('utf-8', 'replace').rstrip('\r')):
             yield line, t
 
     buf = b''
@@ -232,13 +230,13 @@ class Machine:
     timeout: int
     accel_args: tuple[str, ...] = ()
     taskset: str = ''
-    # dom0's xt_domu_*= that shape a domU (xt_settings.guest_params).
+    # dom0's xt_domu_*= that shape a domU (settings.guest_params).
     domu_params: tuple[str, ...] = ()
-    # The platform (xt_platform): QEMU's binary, the EFI Xen and the
+    # The platform (platforms.py): QEMU's binary, the EFI Xen and the
     # firmware a PVH dom0 boots from, and its name for reports.
     qemu: str = 'qemu-system-x86_64'
-    xen_efi: str = xt_platform.PLATFORMS['4.17'].xen_efi
-    ovmf: str = xt_platform.OVMF
+    xen_efi: str = platforms.PLATFORMS['4.17'].xen_efi
+    ovmf: str = platforms.OVMF
     platform: str = ''
 
 
@@ -262,7 +260,7 @@ def kernel_cmdline(m: Machine, guest_cmdline: str | None) -> str:
     takes none of the guest's parameters (a bad xen_timer_slop= would
     break dom0 before any domU starts), only the domU's type and shape,
     and guest_cmdline (None: DOMUS_FILE lists the domUs) as
-    xt_domu.WORD, which scripts/dom0-init gives its one domU."""
+    xt_domu.WORD, which guest/dom0-init gives its one domU."""
     if not m.guest.domu:
         return ' '.join([*m.guest.dom0_args, guest_cmdline or ''])
     words = [] if guest_cmdline is None else [
@@ -323,7 +321,7 @@ def run_qemu(cmd: list[str], poll_s: float, feed: Callable[[str, float], None],
 class Watched:
     """A console followed by a Watcher (self.watch): its lines, its status
     ('ok', why it ended, None while it runs), how it ended, its stages."""
-    watch: xt_console.Watcher
+    watch: console.Watcher
     guest_cmdline: str
     seconds: float
 
@@ -336,7 +334,7 @@ class Watched:
         return self.watch.status
 
     @property
-    def ending(self) -> xt_model.Ending:
+    def ending(self) -> model.Ending:
         """How it ended; only once it has (finish())."""
         assert self.watch.ending is not None
         return self.watch.ending
@@ -366,8 +364,8 @@ class Boot(Watched):
         else:
             boot = multiboot(m, xen_cmd, kernel_cmd, m.initrd)
         self.cmd = qemu_cmd(m, boot)
-        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
-                                        domu=m.guest.domu, platform=m.platform)
+        self.watch = console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
+                                     domu=m.guest.domu, platform=m.platform)
         self.seconds = 0.0
 
     def efi_tree(self, xen_cmd: str, guest_cmdline: str) -> str:
@@ -409,7 +407,7 @@ class Boot(Watched):
         return self.status == 'ok'
 
 
-# The file of dom0's initramfs that lists its domUs (scripts/dom0-init):
+# The file of dom0's initramfs that lists its domUs (guest/dom0-init):
 # one guest command line a line, booted in turn.
 DOMUS_FILE = 'etc/xt-domus'
 # After a domU ended, dom0 starts the next within this (xl destroy, xl
@@ -443,8 +441,8 @@ class Part(Watched):
 
     def __init__(self, m: Machine, guest_cmdline: str):
         self.guest_cmdline = guest_cmdline
-        self.watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True,
-                                        platform=m.platform)
+        self.watch = console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s, domu=True,
+                                     platform=m.platform)
         self.start = 0.0
         self.seconds = 0.0
         self.reached = False
@@ -464,7 +462,7 @@ class Part(Watched):
 
 class GroupBoot:
     """One QEMU, Xen and dom0 boot that runs guest_cmdlines as domUs one
-    after the other (scripts/dom0-init, which reads them from DOMUS_FILE,
+    after the other (guest/dom0-init, which reads them from DOMUS_FILE,
     appended to dom0's initramfs as a second cpio archive).  parts: a Part
     per command line; shared_seconds, shared_timing: Xen's and dom0's
     time before the first domU."""
@@ -484,8 +482,8 @@ class GroupBoot:
         # What run() follows: the shared part's Watcher, the part whose
         # domU runs (-1 before the first), when Xen or dom0 said it died,
         # whether the current part ran out of time, when its domU ended.
-        self.shared_watch = xt_console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
-                                               domu=True, platform=m.platform)
+        self.shared_watch = console.Watcher(m.guest.end_grace_s, m.guest.fail_grace_s,
+                                            domu=True, platform=m.platform)
         self.cur = -1
         self.dead: float | None = None
         self.timed_out = False
@@ -525,7 +523,7 @@ class GroupBoot:
         self.lines.append(line)
         # The boot so far; run() sets QEMU's whole time when it exits.
         self.seconds = t
-        if line.startswith(xt_console.DOMU_START) and self.cur + 1 < len(self.parts) and \
+        if line.startswith(console.DOMU_START) and self.cur + 1 < len(self.parts) and \
                 self.dead is None:
             self.cur += 1
             if self.cur == 0:
@@ -544,8 +542,8 @@ class GroupBoot:
             stage = p.watch.feed(line, t)
             if not had_ending and p.watch.ending is not None:
                 self.ended_at = t
-        if self.dead is None and xt_console.guest_line(line) and \
-                xt_console.DOM0_GONE_RE.search(line):
+        if self.dead is None and console.guest_line(line) and \
+                console.DOM0_GONE_RE.search(line):
             self.dead = t
         if stage:
             self.progress(self.cur, f'{stage} ({t:.0f} s)')
@@ -597,8 +595,8 @@ class GroupBoot:
         cut it off)."""
         for q in self.parts[:self.cur]:
             if q.watch.ending is None:
-                q.watch.ending = xt_model.Ending(
-                    xt_model.Outcome.INFRA, 'dom0 started the next domU before this one '
+                q.watch.ending = model.Ending(
+                    model.Outcome.INFRA, 'dom0 started the next domU before this one '
                     'ended (dom0-init)')
             q.watch.marks.append(('end', q.start + q.seconds))
 

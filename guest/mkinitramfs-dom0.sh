@@ -4,7 +4,7 @@
 # mkinitramfs-dom0.sh [--hvm] [--xen-root ROOT] GUEST_KERNEL GUEST_INITRD OUT.cpio.gz [MODULES_DIR]
 #
 # The initramfs of the PV dom0 that starts the xen_timer guest as a PV,
-# PVH or HVM domU with xl (scripts/dom0-init): busybox-static, Xen's
+# PVH or HVM domU with xl (guest/dom0-init): busybox-static, Xen's
 # tools with the libraries they load, and the guest's kernel
 # (decompressed: /guest/vmlinux) and initramfs in /guest.  The tools are
 # the host's (Debian 12: xen-utils-4.17), or with --xen-root those of
