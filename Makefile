@@ -283,8 +283,8 @@ xen: deps
 		elf=$(subst {xen},$(x),$(XEN_ELF)); \
 		{ [ -s $$elf ] && [ $$elf -nt $$gz ]; } || { zcat $$gz >$$elf.tmp && mv $$elf.tmp $$elf; } || exit 1;) true
 
-host-tests: deps
-	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests all fuzz
+host-tests: tree
+	@$(MAKE) -s -C tests BUILD=$(BUILD)/tests KSFT_DIR=$(KDIR)/tools/testing/selftests all fuzz
 
 # Boots of our kernel (or a mutant) as make check runs them: KUnit at boot,
 # the selftests, the boot-check profile of the settings.  boot-check and

@@ -40,12 +40,16 @@ STATUSES = ('PASS', 'FAIL', 'SKIP', 'ERROR')
 
 
 def cases(group: dict[str, Any], path: tuple[str, ...] = ()) -> list[Case]:
-    """[(name path, status)] of every leaf result of a JSON group."""
+    """[(name path, status)] of every leaf result of a JSON group; a
+    stream skipped before its first result ("1..0 # SKIP") is one."""
     out: list[Case] = []
     for sub in group.get('sub_groups', []):
         out += cases(sub, path + (sub['name'],))
     for case in group.get('test_cases', []):
         out.append((path + (case['name'],), case['status']))
+    misc = group.get('misc', {})
+    if not out and not path and misc.get('tests') and misc.get('skipped') == misc['tests']:
+        out.append(((group.get('name', ''),), 'SKIP'))
     return out
 
 
@@ -73,13 +77,14 @@ def summary(c: dict[str, int], errors: int = 0) -> str:
 
 
 def problem(results: Sequence[Case], errors: list[str], min_cases: int,
-            max_skips: int | None = None) -> str | None:
+            max_skips: int | None = None, failed_ok: bool = False) -> str | None:
     """The rule every KUnit result set is held to, kunit-run.sh's and the
     harness's alike: the first thing wrong with it, or None.  Nothing
-    failed or crashed, no KTAP error, at least min_cases results and, when
-    given, at most max_skips skipped."""
+    failed (unless failed_ok: a selftest stream, whose results are judged
+    one by one) or crashed, no KTAP error, at least min_cases results and,
+    when given, at most max_skips skipped."""
     c = counts(results)
-    if c['FAIL'] or c['ERROR']:
+    if (c['FAIL'] and not failed_ok) or c['ERROR']:
         first = next('.'.join(p) for p, s in results if s in ('FAIL', 'ERROR'))
         return f'{c["FAIL"]} failed, {c["ERROR"]} crashed, first {first}'
     if errors:
@@ -134,9 +139,11 @@ class Parsed:
     def names(self) -> list[str]:
         return ['.'.join(p) for p, _ in self.results]
 
-    def ok(self, min_cases: int = 1) -> bool:
-        """Parsed with no error, nothing failed or crashed, enough results."""
-        return self.missing is None and problem(self.results, self.errors, min_cases) is None
+    def ok(self, min_cases: int = 1, failed_ok: bool = False) -> bool:
+        """Parsed with no error, nothing failed (unless failed_ok) or
+        crashed, enough results."""
+        return self.missing is None and problem(self.results, self.errors, min_cases,
+                                                failed_ok=failed_ok) is None
 
     def text(self, min_cases: int = 1) -> str:
         if self.missing:

@@ -29,16 +29,14 @@ from typing import Any, Iterable, NoReturn
 
 from . import settings
 
-# The selftest that reads what the kernel asks of the Xen timer: on Xen
-# it must judge, a skip there (no kprobe events) is the kernel's failure,
-# unless the command line leaves no slop to expect.
+# The selftests.
+SLOP_TEST = 'xen_timer_slop_test'
 PROGRAM_TEST = 'xen_timer_program_test'
-NO_SLOP_SKIP = 'no expected slop for this command line'
-# The selftests' SKIP reason of a check this platform could not resolve
-# in the run (XT_PLATFORM_SKIP of xen_timer_common.h): a boot flagged by
-# such checks alone is INFRA, and booted again.
-PLATFORM_SKIP = 'platform could not resolve it in this run'
-PLATFORM_FLAG = 'platform could not resolve '
+LATENCY_TEST = 'xen_timer_latency_test'
+
+# What marks a failure the platform explains (judge.py): a boot flagged
+# by such failures alone is INFRA, and booted again.
+PLATFORM_FLAG = 'the platform\'s: '
 
 XEN_DEFAULT_TIMER_SLOP_NS = settings.XEN_DEFAULT_TIMER_SLOP_NS
 
@@ -187,16 +185,23 @@ class CheckSettings:
 
 @dataclasses.dataclass(frozen=True)
 class KtapResult:
-    """One result line of a selftest's KTAP: test is the selftest."""
+    """One result line of a selftest's KTAP: test is the selftest, name
+    '' for a test skipped before its first result ("1..0 # SKIP").  As
+    judged (judge.py): platform, why the platform explains a FAIL or a
+    SKIP; kernels_skip, a skip under Xen that is the kernel's."""
     test: str
     name: str
     status: Status
     reason: str | None = None
+    platform: str | None = None
+    kernels_skip: bool = False
 
     def as_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {'test': self.test, 'name': self.name, 'verdict': str(self.status)}
         if self.reason is not None:
             d['reason'] = self.reason
+        if self.platform is not None:
+            d['platform'] = self.platform
         return d
 
 
@@ -246,94 +251,99 @@ class Interval:
 @dataclasses.dataclass(frozen=True)
 class XtCpu:
     """xen_timer_slop_test's XT_CPU line: one CPU's tick device, the
-    clockevent in use, its min_delta_ns (-1: unreadable) and what the
-    command line makes the test expect."""
+    clockevent in use, its min_delta_ns and the one expected (-1: not
+    given, or none to expect)."""
     cpu: int
     device: str
     current: str
     min_delta_ns: int
-    expected_ns: str
+    expected_ns: int
 
 
 @dataclasses.dataclass(frozen=True)
 class XtProg:
     """xen_timer_program_test's XT_PROG line: what the kernel asked of the
-    Xen timer while the test's requests ran, and the fires it judged."""
+    Xen timer while the test's expiries ran (requests, the short ones, the
+    device's calls and those below or not at the slop), the fires and how
+    many were judged, early (by up to early_by_ns) or beside a clock that
+    stood still (stuck), the quickest forced fire and its limit (0: not
+    judged), the probes' missed hits."""
     slop_ns: int
-    core: str
     events: int
-    malformed: int
     requests: int
     short: int
-    pending: int
     calls: int
-    min_delta_ns: int
     below_slop: int
     short_not_slop: int
-    bad_delta_ns: int
-    pending_called: int
-    lost: int
     fires: int
-    judged_fires: int
+    judged: int
     early: int
     early_by_ns: int
-    forced_fires: int
-    forced_min_ns: int
-    pair_fires: int
-    pair_min_ns: int
-    pair_early: int
-    normal_fires: int
-    normal_lat_p10_ns: int
-    upper_judged: int
-    upper_limit_ns: int
-    pair_judged: int
     stuck: int
+    forced: int
+    forced_min_ns: int
+    normal: int
+    normal_p10_ns: int
+    late_limit_ns: int
+    missed: int
 
 
 @dataclasses.dataclass(frozen=True)
 class XtLat:
-    """xen_timer_latency_test's XT_LAT line: one interval's figures and
-    the limits it was held to, ns."""
+    """xen_timer_latency_test's XT_LAT line: one interval's figures over
+    the run and the limits it was held to, ns (spikes: a percentage of
+    the samples over spike_ns; over: how many were over over_us)."""
     interval_us: int
     samples: int
     min_ns: int
     avg_ns: float
     max_ns: int
     p50_ns: int
-    p99_ns: int
-    p999_ns: int
-    spikes: int
+    p99_ns: float
+    spikes_pct: float
     spike_ns: int
     over: int
     over_us: int
     ref_samples: int
     ref_avg_ns: float
-    ref_p99_ns: int
+    ref_p99_ns: float
     avg_limit_ns: float
-    p99_limit_ns: int
+    p99_limit_ns: float
+    spikes_limit_pct: float
 
 
 @dataclasses.dataclass(frozen=True)
-class XtNoise:
-    """xen_timer_latency_test's XT_NOISE line: one limit's check against
-    the platform's spread (chunk_values: each chunk's, comma-separated)."""
+class XtChunk:
+    """xen_timer_latency_test's XT_CHUNK line: one of the ten chunks of an
+    interval, its periodic sleeps' figures against the limits its own
+    one-shot sleeps set, and their median (ref_p50_ns)."""
     interval_us: int
-    check: str
-    chunks: int
-    chunks_over: int
-    value: float
-    limit: float
-    ref_spread: float
-    factor: int
-    chunk_values: str
+    chunk: int
+    samples: int
+    avg_ns: float
+    avg_limit_ns: float
+    p99_ns: float
+    p99_limit_ns: float
+    spikes_pct: float
+    spikes_limit_pct: float
+    ref_samples: int
+    ref_p50_ns: int
+
+    def value(self, check: str) -> float:
+        """The chunk's figure of a check: avg, p99 or spikes."""
+        return {'avg': self.avg_ns, 'p99': self.p99_ns, 'spikes': self.spikes_pct}[check]
+
+    def limit(self, check: str) -> float:
+        return {'avg': self.avg_limit_ns, 'p99': self.p99_limit_ns,
+                'spikes': self.spikes_limit_pct}[check]
 
 
-# The XT_* lines the selftests print for the harness, by tag: each
-# field is a key=value of the line, of the field's type.  XT_EV (a trace
-# event around a violation) is for the reader of the console alone.
+# The XT_* lines the selftests print, by tag: each field is a key=value
+# of the line, of the field's type.  XT_EV (a trace event around a
+# violation) is for the reader of the console alone.
 XT_RECORDS: dict[str, type] = {'XT_CPU': XtCpu, 'XT_PROG': XtProg, 'XT_LAT': XtLat,
-                               'XT_NOISE': XtNoise}
-XT_UNPARSED = ('XT_EV',)
+                               'XT_CHUNK': XtChunk}
+XT_UNPARSED: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -350,11 +360,14 @@ class ConsoleFacts:
     streams: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     cpus: list[XtCpu] = dataclasses.field(default_factory=list)
     prog_check: XtProg | None = None
-    # The XT_NOISE lines as printed, and as read.
-    noise: list[str] = dataclasses.field(default_factory=list)
-    noise_checks: list[XtNoise] = dataclasses.field(default_factory=list)
+    chunks: list[XtChunk] = dataclasses.field(default_factory=list)
     cmdline: str | None = None
     dmesg: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def noise(self) -> list[str]:
+        """The results the platform explained (judge.py), each with why."""
+        return [f'{r.test}: {r.name or "(all)"}: {r.platform}' for r in self.results if r.platform]
 
     @property
     def min_delta_ns(self) -> str | None:
@@ -379,17 +392,17 @@ class StreamCheck:
 @dataclasses.dataclass
 class Try:
     """One boot of a config: the console it left, how it ended, and the
-    latency test's noise checks (XT_NOISE) that decided it."""
+    results the platform explained (judge.py), each with why."""
     outcome: Outcome
     reason: str
     seconds: float
     console: str
-    noise: list[XtNoise] = dataclasses.field(default_factory=list)
+    noise: list[str] = dataclasses.field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {'outcome': str(self.outcome), 'reason': self.reason,
                 'seconds': round(self.seconds, 1), 'console': self.console,
-                'noise': [dataclasses.asdict(n) for n in self.noise]}
+                'noise': self.noise}
 
 
 @dataclasses.dataclass
@@ -436,12 +449,12 @@ class BootResult:
         for test in self.facts.bad_exit:
             found.append(f'{test}: ended without pass or skip (failed, crashed or timed out)')
         for r in self.facts.results:
-            if r.status is Status.FAIL:
-                found.append(f'{r.test}: {re.sub(r"^cpu[0-9]+_", "cpuN_", r.name)}')
-            elif r.status is Status.SKIP and r.reason == PLATFORM_SKIP:
-                found.append(f'{PLATFORM_FLAG}{r.test}: {r.name}')
-            elif (r.status is Status.SKIP and r.test == PROGRAM_TEST and
-                  r.reason != NO_SLOP_SKIP):
+            name = re.sub(r'^cpu[0-9]+_', 'cpuN_', r.name)
+            if r.platform:
+                found.append(f'{PLATFORM_FLAG}{r.test}: {name}')
+            elif r.status is Status.FAIL:
+                found.append(f'{r.test}: {name}')
+            elif r.kernels_skip:
                 found.append(f'{r.test}: skipped under Xen ({r.reason})')
         for name, s in self.streams.items():
             if not s.ok:
@@ -495,7 +508,8 @@ class BootResult:
             'cpus': [dataclasses.asdict(c) for c in f.cpus],
             'min_delta_ns': f.min_delta_ns,
             'prog_check': dataclasses.asdict(f.prog_check) if f.prog_check else None,
-            'noise': [dataclasses.asdict(n) for n in f.noise_checks],
+            'noise': f.noise,
+            'chunks': [dataclasses.asdict(c) for c in f.chunks],
             'cmdline': f.cmdline, 'dmesg': f.dmesg,
             'ktap_parse': {n: s.summary for n, s in self.streams.items()},
             'ktap_files': {n: s.path for n, s in self.streams.items()},

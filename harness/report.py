@@ -74,17 +74,14 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
             w(f'{"Samples:":<26}{fmt(stat(o, "samples")):>6} {fmt(stat(c, "samples")):>12}\n')
         p = r.facts.prog_check
         if p is not None:
-            w(f'\n# Xen timer programs: {p.calls} calls, smallest delta '
-              f'{p.min_delta_ns} ns; {p.short} requests below the slop, '
-              f'{p.short_not_slop} handed another; {p.pending} met a forced '
-              f'event pending, {p.pending_called} called the device; '
-              f'{p.early} of {p.judged_fires} judged fires early (worst by '
-              f'{p.early_by_ns} ns), beside {p.stuck} events of a clock that '
-              f'stood still; quickest forced event {p.forced_min_ns} ns (limit '
-              f'{p.upper_limit_ns if p.upper_judged else "not judged"}); '
-              f'{p.pair_early} of {p.pair_fires} pairs sooner than the slop\n')
+            w(f'\n# Xen timer programs: {p.requests} expiries, {p.short} nearer than the '
+              f'slop; {p.calls} calls of the device, {p.below_slop} below the slop, '
+              f'{p.short_not_slop} of the near ones not the slop; {p.early} of {p.judged} '
+              f'judged fires early (worst by {p.early_by_ns} ns), {p.stuck} events of a '
+              f'clock that stood still; quickest forced fire {p.forced_min_ns} ns past its '
+              f'deadline (limit {p.late_limit_ns or "not judged"})\n')
         for n in r.facts.noise:
-            w(f'# {n}\n')
+            w(f'# the platform\'s: {n}\n')
         w('\n# verdicts\n')
         for v in r.facts.results:
             why = f' # SKIP {v.reason}' if v.reason else ''

@@ -182,7 +182,7 @@ def request_of(ns: argparse.Namespace, kernel_sets_of: KernelSets) -> Request:
                           rt_priority=console.CYCLICTEST_RT_PRIORITY,
                           guest_args=typing.cast(str, v['guest_args']))
     check = CheckSettings(intervals=typing.cast(tuple[int, ...], v['intervals']),
-                          spike_us=typing.cast(int, v['spike_us']),
+                          spike_us=console.SPIKE_US,
                           tests=(console.SLOP_TEST,) if ns.cmd == 'edge' else
                           (console.SLOP_TEST, console.PROGRAM_TEST,
                            console.LATENCY_TEST),

@@ -69,7 +69,7 @@ def try_done(args: Request, job: Job, r: BootResult, retry: bool = True) -> bool
     platform = [f for f in r.failures() if f.startswith(model.PLATFORM_FLAG)]
     job.tries.append(Try(r.outcome, platform[0] if platform and r.finished
                          and r.outcome is Outcome.INFRA else r.status,
-                         r.seconds, r.console, r.facts.noise_checks))
+                         r.seconds, r.console, r.facts.noise))
     nfail = sum(v.status is model.Status.FAIL for v in r.facts.results)
     why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
     if platform:

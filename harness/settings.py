@@ -173,13 +173,6 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
         Setting('samples', 'SAMPLES', 'int', '1000', 'samples per interval', 1, 10000000,
                 guest='xt_samples', selftest='xen_timer_latency_test -n',
                 selftest_default='10000'),
-        Setting('oneshot', 'ONESHOT', 'int', '200',
-                "the latency test's least number of one-shot reference sleeps", 10, 1000000,
-                guest='xt_oneshot', selftest='xen_timer_latency_test -o',
-                selftest_default='1000'),
-        Setting('spike_us', 'SPIKE_US', 'int', '100',
-                "the table's spike threshold, us", 1, 10000000,
-                selftest='xen_timer_latency_test --report-over-us', selftest_default='100'),
         Setting('vcpus', 'VCPUS', 'int', '2', "the machine's and the guest's vCPUs", 1, 64,
                 guest='xt_domu_vcpus'),
         Setting('memory', 'MEMORY', 'int', '256', "a domU's memory, MB", 64, 4096,
@@ -218,7 +211,7 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
 # retries, as PVH and HVM domUs triple-fault now and then under TCG
 # (QEMU's emulated VMRUN), more often on Xen 4.17.
 _BOOT = {'guest_types': 'pv pv-domu pvh pvh-dom0 hvm', 'xen_slops': DEFAULT,
-         'guest_slops': 'default 2000000', 'default_config': '0', 'oneshot': '100'}
+         'guest_slops': 'default 2000000', 'default_config': '0'}
 PROFILES: dict[str, dict[str, str]] = {
     'make': {},
     'boot-check': {**_BOOT, 'retries': '4'},

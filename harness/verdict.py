@@ -46,11 +46,15 @@ def name_differences(results: list[BootResult]) -> list[str]:
     return out
 
 
-def ktap_parse(kunit_py: str, path: str, min_cases: int = 1) -> StreamCheck:
-    """The tree's kunit.py parse of a KTAP file, read from its JSON."""
+def ktap_parse(kunit_py: str, path: str, min_cases: int = 1,
+               failed_ok: bool = False) -> StreamCheck:
+    """The tree's kunit.py parse of a KTAP file, read from its JSON: ok when
+    it read with no error, nothing crashed and (unless failed_ok: a
+    selftest's stream, whose results are judged one by one) nothing
+    failed."""
     p = kunit_results.Parsed(kunit_py, path)
-    return StreamCheck(ok=p.ok(min_cases), summary=p.text(min_cases), names=p.names(),
-                       path=path)
+    return StreamCheck(ok=p.ok(min_cases, failed_ok), summary=p.text(min_cases),
+                       names=p.names(), path=path)
 
 
 def type_differences(results: list[BootResult]) -> list[str]:
@@ -83,13 +87,14 @@ def evaluate(boot: Console, config: Config, check: CheckSettings, outdir: str,
     if not boot.ending.reached:
         r.last_lines = boot.tail()
     if check.kunit_py:
-        # Every KTAP stream must parse with the tree's kunit.py.
+        # Every KTAP stream must parse with the tree's kunit.py; its
+        # results are judged one by one.
         for name, lines in r.facts.streams.items():
             suffix = 'run_kselftest' if name == 'run_kselftest.sh' else name
             path = os.path.join(outdir, f'ktap-{idx}-{suffix}.txt')
             with open(path, 'w') as f:
                 f.write('\n'.join(lines) + '\n')
-            r.streams[name] = ktap_parse(check.kunit_py, path)
+            r.streams[name] = ktap_parse(check.kunit_py, path, failed_ok=True)
     if check.kunit_boot:
         klog = os.path.join(outdir, f'kunit-{idx}.log')
         with open(klog, 'w') as f:

@@ -23,16 +23,24 @@ boots=(
 	'xen_timer_slop="4096" -- xen_timer_slop=7'
 )
 
-# kunit.py's record of the kunitconfig it configured BUILD_DIR for: its
-# QEMU's options and the suite's.
+# kunit.py's record of the kunitconfig it configured BUILD_DIR for
+# (last_used_kunitconfig): its QEMU's options and the suite's.  Should
+# kunit.py still find the configuration not to its liking, it would make
+# a default one in its place and build that: refused here instead.
 frag=$kdir/arch/x86/xen/.kunitconfig
-qemu=$kdir/tools/testing/kunit/qemu_configs/x86_64.py
-{ grep -o '^CONFIG_[A-Z0-9_]*=[ym]' "$qemu"; cat "$frag"; } >"$bdir/.kunitconfig.want"
-while read -r opt; do
-	grep -qx "$opt" "$bdir/.config" ||
-		{ echo "kunit-x86: $bdir/.config lacks $opt (configs/xen-guest.config must hold $frag)" >&2; exit 1; }
-done <"$bdir/.kunitconfig.want"
-mv "$bdir/.kunitconfig.want" "$bdir/.kunitconfig"
+python3 - "$kdir/tools/testing/kunit" "$bdir" "$frag" <<'PY' || exit 1
+import sys
+sys.path.insert(0, sys.argv[1])
+import kunit_config, kunit_kernel
+tree = kunit_kernel.LinuxSourceTree(sys.argv[2], kunitconfig_paths=[sys.argv[3]], arch='x86_64')
+want = tree._ops.make_arch_config(tree._kconfig)
+have = kunit_config.parse_file(kunit_kernel.get_kconfig_path(sys.argv[2]))
+missing = [f'CONFIG_{n}={v}' for n, v in want._entries.items() if have._entries.get(n) != v]
+if missing:
+    sys.exit(f'kunit-x86: {sys.argv[2]}/.config lacks {" ".join(missing)}: '
+             f'configs/xen-guest.config must hold {sys.argv[3]}')
+want.write_to_file(kunit_kernel.get_old_kunitconfig_path(sys.argv[2]))
+PY
 
 # kunit.py of 7.x asks QEMU for KVM first, and a /dev/kvm that opens but
 # cannot run the guest makes QEMU abort and kunit.py wait out its

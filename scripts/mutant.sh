@@ -25,6 +25,16 @@
 #             common_nsleep() is CLOCK_REALTIME's): periodic sleeps fire
 #             later than one-shot ones, which check (b) compares them with
 #
+# and one kernel that is not broken, to show the selftests judge a
+# kernel by what it does, not by its version:
+#
+#   oldcore   clockevents_program_event() as before v7.0 (d6e152d905bd,
+#             "clockevents: Prevent timer interrupt starvation",
+#             reverted there): every short delta raised to min_delta_ns
+#             and programmed, under a 7.x version.  The selftests pass it;
+#             the clockevents KUnit suite, which pins mainline's core,
+#             fails it
+#
 # The file of KDIR is changed only for the build, under a lock, and put
 # back (with a new mtime, so that other builds redo its object) whatever
 # happens.
@@ -33,7 +43,7 @@ set -euo pipefail
 die() { echo "mutant: $*" >&2; exit 1; }
 
 # The files the mutants change; each marks its lines "/* mutant: NAME */".
-files='arch/x86/xen/time.c kernel/time/posix-timers.c'
+files='arch/x86/xen/time.c kernel/time/posix-timers.c kernel/time/clockevents.c'
 
 # A mutant's line left in KDIR (its build killed before the file was put
 # back) would make every later kernel of KDIR a mutant, and the next
@@ -65,7 +75,9 @@ if [ "${1:-}" = slop ]; then
 	bypassed | doubled) echo 2000000 ;;
 	# Nothing to do with the slop: the default.
 	abslate) echo default ;;
-	*) die "unknown mutant '${2:-}': ignored, forced, bypassed, doubled or abslate" ;;
+	# A slop the emulated platform resolves.
+	oldcore) echo 2000000 ;;
+	*) die "unknown mutant '${2:-}': ignored, forced, bypassed, doubled, abslate or oldcore" ;;
 	esac
 	exit 0
 fi
@@ -92,8 +104,23 @@ abslate)
 	file=kernel/time/posix-timers.c
 	expr='/^static int common_nsleep_timens(/,/^}$/ s/^\tktime_t texp = timespec64_to_ktime(\*rqtp);$/&\n\n\tif (flags \& TIMER_ABSTIME)\t\/* mutant: abslate *\/\n\t\ttexp = ktime_add_us(texp, 2000);/'
 	;;
+oldcore)
+	file=kernel/time/clockevents.c
+	expr='/^int clockevents_program_event(/,/^}$/ { /^\tdelta = ktime_to_ns(ktime_sub(expires, ktime_get()));$/,/^}$/c\
+\tdelta = ktime_to_ns(ktime_sub(expires, ktime_get()));\t/* mutant: oldcore */\
+\tif (delta <= 0)\
+\t\treturn force ? clockevents_program_min_delta(dev) : -ETIME;\
+\tdelta = min(delta, (int64_t)dev->max_delta_ns);\
+\tdelta = max(delta, (int64_t)dev->min_delta_ns);\
+\tcycles = ((u64)delta * dev->mult) >> dev->shift;\
+\tif (dev->set_next_event((unsigned long)cycles, dev))\
+\t\treturn force ? clockevents_program_min_delta(dev) : -ETIME;\
+\treturn 0;\
+}
+}'
+	;;
 *)
-	die "unknown mutant '$name': ignored, forced, bypassed, doubled or abslate"
+	die "unknown mutant '$name': ignored, forced, bypassed, doubled, abslate or oldcore"
 	;;
 esac
 case " $files " in

@@ -32,7 +32,7 @@ from harness import settings  # noqa: E402
 # Set before the modules that read it are imported.
 RUN_DEFAULT_XEN = settings.DEFAULT_XEN
 settings.DEFAULT_XEN = '4.17'
-from harness import (boot, console, kunit_results, lava, lkft, model, mutants,  # noqa: E402
+from harness import (boot, console, judge, kunit_results, lava, lkft, model, mutants,  # noqa: E402
                      platforms, report, request, run, verdict)
 from harness import __main__ as cli  # noqa: E402
 from harness.model import (REACHED, BootResult, ConsoleFacts, Config, Ending,  # noqa: E402
@@ -216,13 +216,13 @@ class Detectors(unittest.TestCase):
         # p99 unresolved, then a triple fault in cyclictest.  The try's
         # reason in the JSON said the p99, the boot's status the fault.
         args = types.SimpleNamespace(retries=0)
-        skip = ('xen_timer_latency_test', 'interval_1000us_p99', Status.SKIP)
         fault = '(XEN) d18v1 Triple fault - invoking HVM shutdown action 1'
         for ending, reason in ((REACHED, model.PLATFORM_FLAG + 'xen_timer_latency_test: '
                                 'interval_1000us_p99'),
                                (Ending(Outcome.INFRA, 'Xen', fault), f'Xen: {fault}')):
             r = boot_result(ending=ending)
-            r.facts.results.append(KtapResult(*skip, model.PLATFORM_SKIP))
+            r.facts.results.append(KtapResult('xen_timer_latency_test', 'interval_1000us_p99',
+                                              Status.FAIL, platform='p99 over in 2 of 10 chunks'))
             job = run.Job(1, 'c', r.config)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertFalse(run.try_done(args, job, r))
@@ -282,7 +282,7 @@ class CapturedConsoles(unittest.TestCase):
         self.assertEqual(sorted(r.streams), ['run_kselftest.sh', 'xen_timer_latency_test',
                                              'xen_timer_program_test', 'xen_timer_slop_test'])
         assert r.prog_check is not None
-        self.assertEqual((r.prog_check.slop_ns, r.prog_check.core), (2000000, 'forced'))
+        self.assertEqual(r.prog_check.slop_ns, 2000000)
         self.assertGreater(r.prog_check.short, 0)
         k = console.kunit_lines(lines)
         self.assertIn('# xen_timer_slop: pass:3 fail:0 skip:0 total:3', '\n'.join(k))
@@ -319,7 +319,7 @@ class CapturedConsoles(unittest.TestCase):
         # A PVH dom0 shares the serial line with Xen: Xen's "uart interrupt
         # taking more than 4ms" came while the selftest had half of
         # "ok 2 cpu1_min_delta_ns" out, and the result's name carried it.
-        raw = captured('console.pvh-dom0-xen-mid-line')
+        raw = captured('console.pvh-dom0-xen-mid-line.old-selftest')
         self.assertIn('# ok 2 cpu1_min_delta_ns(XEN) uart interrupt taking more than 4ms, '
                       'switched to polling', raw)
         lines = [part for line in raw for part in console.serial_lines(line)]
@@ -337,13 +337,14 @@ class CapturedConsoles(unittest.TestCase):
         # and its "# TAP version 13", and lkft-check found the stream
         # "tappy: The version must be on the first line" (make check
         # failed on an INFRA try that passed on its retry).
-        raw = captured('console.pvh-domu-xen-dump-in-selftest')
+        raw = captured('console.pvh-domu-xen-dump-in-selftest.old-selftest')
         at = raw.index('# selftests: xen_timer: xen_timer_latency_test')
         self.assertEqual(raw[at + 1], '(XEN) d1v0 Triple fault - invoking HVM shutdown action 1')
         guest = console.guest_output(raw)
         self.assertFalse(any(line.startswith(console.XEN_PREFIX) for line in guest))
         r = console.parse(guest, [50, 1000], 100)
-        self.assertEqual(r.problems, [])
+        # Of the selftests before the records changed: only those read wrong.
+        self.assertEqual([p for p in r.problems if 'XT_' not in p], [])
         for name, stream in r.streams.items():
             self.assertFalse(any('(XEN)' in line for line in stream), name)
         self.assertEqual(r.streams['xen_timer_latency_test'][:2], ['TAP version 13', '1..6'])
@@ -463,7 +464,7 @@ class CapturedConsoles(unittest.TestCase):
                                     kunit_py='kunit.py', kunit_boot=True)
         parsed = {}
 
-        def fake_parse(kunit_py, path, min_cases=1):
+        def fake_parse(kunit_py, path, min_cases=1, failed_ok=False):
             with open(path) as f:
                 parsed[os.path.basename(path)] = f.read().splitlines()
             return None
@@ -479,8 +480,9 @@ class CapturedConsoles(unittest.TestCase):
         lines = captured('console.pvh-ok')
         w = watch(lines, qemu_rc=0)
         self.assertEqual(w.status, 'ok')
+        # xl create returned after the domU's first line: no 'domU started'.
         self.assertEqual([m for m, _ in w.marks][:5],
-                         ['Xen', 'guest kernel', 'domU', 'domU started', 'domU kernel'])
+                         ['Xen', 'guest kernel', 'domU', 'domU kernel', 'init'])
         r = console.parse(lines, [50, 1000], 100)
         self.assertEqual((r.problems, r.bad_exit), ([], []))
         self.assertEqual(len(r.results), 9)
@@ -524,7 +526,7 @@ class CapturedConsoles(unittest.TestCase):
     def test_domu_died(self):
         # dom0's watchdog: the domU crashed (xl's on_crash destroys it).
         lines = captured('console.pvh-ok')
-        cut = lines[:domu_start(lines) + 30]
+        cut = lines[:domu_start(lines) + 60]
         cut.append('@@XT DOMU-DIED the domU is gone (crashed, halted or powered off) '
                    'before its end marker')
         w = watch(cut, qemu_rc=0)
@@ -631,30 +633,25 @@ class Settings(unittest.TestCase):
 
     def test_selftest_defaults_are_the_c_ones(self):
         src = selftest_source('xen_timer_latency_test.c')
-        init = re.search(r'struct opts o = \{(.*?)\n\t\};', src, re.S).group(1)
-        c_default = {'-i': ','.join(re.search(r'\.intervals = \{ ([0-9, ]+) \}', init)
-                                    .group(1).replace(' ', '').split(',')),
-                     '-n': re.search(r'\.samples = ([0-9]+)', init).group(1),
-                     '-o': re.search(r'\.oneshot = ([0-9]+)', init).group(1),
-                     '--report-over-us': re.search(r'\.report_us = ([0-9]+)', init).group(1)}
-        ranges = {k: (int(lo), int(hi)) for k, lo, hi in
-                  re.findall(r"\{ '(\w)', ([0-9]+), ([0-9]+), offsetof", src)}
-        long_of = {'-n': 'n', '-o': 'o', '--report-over-us': 'R'}
+        c_default = {'-i': ','.join(re.search(r'intervals\[MAX_INTERVALS\] = \{ ([0-9, ]+) \}',
+                                              src).group(1).replace(' ', '').split(',')),
+                     '-n': re.search(r'\bsamples = ([0-9]+);', src).group(1)}
+        n_lo, n_hi = map(int, re.search(r"samples = number\(optarg, &p, ([0-9]+), ([0-9]+),",
+                                        src).groups())
         with_selftest = [s for s in request.SETTINGS if s.selftest]
-        self.assertTrue(with_selftest)
+        self.assertEqual(sorted(s.make for s in with_selftest), ['INTERVALS', 'SAMPLES'])
         for s in with_selftest:
             test, opt = s.selftest.split()
             self.assertEqual(test, 'xen_timer_latency_test')
             self.assertEqual(s.selftest_default, c_default[opt], s.make)
-            if opt in long_of:
-                lo, hi = ranges[long_of[opt]]
-                self.assertTrue(lo <= s.lo and s.hi <= hi, f'{s.make} {s.lo}..{s.hi} '
-                                f'outside the selftest\'s {lo}..{hi}')
+        samples = next(s for s in with_selftest if s.make == 'SAMPLES')
+        self.assertTrue(samples.hi <= n_hi, f"SAMPLES up to {samples.hi}, the selftest {n_hi}")
 
     def test_xen_default_slop_is_the_selftests(self):
-        h = selftest_source('xen_timer_lib.h')
+        # The program test's --host-slop-ns default is Xen's own timer_slop.
+        src = selftest_source('xen_timer_program_test.c')
         self.assertEqual(settings.XEN_DEFAULT_TIMER_SLOP_NS,
-                         int(re.search(r'#define XT_XEN_TIMER_SLOP_NS\s+([0-9]+)ULL', h).group(1)))
+                         int(re.search(r'host_slop = ([0-9]+)', src).group(1)))
 
     def test_guest_defaults_are_the_thread_table(self):
         # The defaults of make are the patch thread's matrix.
@@ -715,19 +712,22 @@ class SharedConstants(unittest.TestCase):
 
     def test_rt_priority(self):
         # cyclictest runs at the latency test's priority (the thread's -p 80).
-        with open(os.path.join(HERE, '..', 'tools', 'testing', 'selftests', 'xen_timer',
-                               'xen_timer_latency_test.c')) as f:
-            m = re.search(r'^#define RT_PRIORITY\s+(\d+)', f.read(), re.M)
+        m = re.search(r'\.sched_priority = (\d+)', selftest_source('xen_timer_latency_test.c'))
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)), console.CYCLICTEST_RT_PRIORITY)
 
-    def test_platform_skip_reason(self):
-        # The selftests' SKIP reason of what the platform could not resolve.
-        with open(os.path.join(HERE, '..', 'tools', 'testing', 'selftests', 'xen_timer',
-                               'xen_timer_common.h')) as f:
-            m = re.search(r'^#define XT_PLATFORM_SKIP\s+"(.*)\\n"', f.read(), re.M)
-        self.assertIsNotNone(m)
-        self.assertEqual(m.group(1), model.PLATFORM_SKIP)
+    def test_skip_reasons(self):
+        # The skip reasons the harness judges (harness/judge.py) are the
+        # selftests' own words.
+        src = ''.join(selftest_source(n) for n in os.listdir(SELFTEST_DIR)
+                      if n.endswith(('.c', '.h')))
+        for reason in (*judge.ALLOWED_SKIPS, *judge.PLATFORM_SKIPS):
+            self.assertIn(f'"{reason}', src)
+
+    def test_spike_threshold(self):
+        # The table's spikes are the latency test's samples over 100 us.
+        m = re.search(r'#define SPIKE_NS\s+([0-9]+)ULL', selftest_source('xen_timer_latency_test.c'))
+        self.assertEqual(int(m.group(1)), console.SPIKE_US * 1000)
 
     def test_poweroff_reason(self):
         # The words of dom0-init's poweroff reason, which the harness reads.
@@ -743,6 +743,88 @@ class SharedConstants(unittest.TestCase):
         g = model.GuestSettings(settings.guest_params(request.SETTINGS, values), 1000, 80)
         given = [w.split('=')[0] for w in g.cmdline(Config('', 'pv', None, None)).split()]
         self.assertEqual([v for v in required if v not in given], [])
+
+
+def prog(**kw):
+    """An XT_PROG record of a healthy 2 ms run, with kw changed."""
+    base = dict(slop_ns=2000000, events=3000, requests=1000, short=700, calls=900, below_slop=0,
+                short_not_slop=0, fires=600, judged=590, early=0, early_by_ns=0, stuck=0,
+                forced=500, forced_min_ns=80000, normal=50, normal_p10_ns=60000,
+                late_limit_ns=1060000, missed=0)
+    return model.XtProg(**{**base, **kw})
+
+
+def chunks(over, ref_p50=(20000,) * 10, check='avg', interval=50):
+    """Ten XT_CHUNK records of an interval, the first over of them above
+    their limit of check."""
+    out = []
+    for c in range(10):
+        v = {'avg': 30000.0, 'p99': 90000.0, 'spikes': 0.0}
+        lim = {'avg': 50000.0, 'p99': 100000.0, 'spikes': 1.0}
+        if c < over:
+            v[check] = lim[check] * 3
+        out.append(model.XtChunk(interval, c, 100, v['avg'], lim['avg'], v['p99'], lim['p99'],
+                                 v['spikes'], lim['spikes'], 50, ref_p50[c]))
+    return out
+
+
+class Judge(unittest.TestCase):
+    """harness/judge.py: which results the platform explains."""
+
+    def facts(self, p=None, ch=()):
+        return ConsoleFacts(prog_check=p, chunks=list(ch))
+
+    def test_program_few_early_fires_are_the_platforms(self):
+        fail = KtapResult(model.PROGRAM_TEST, 'slop_in_effect', Status.FAIL)
+        self.assertIsNotNone(judge.platform_reason(fail, self.facts(prog(early=1))))
+        self.assertIsNotNone(judge.platform_reason(fail, self.facts(prog(early=11))))
+        # One in 50 judged, or one in 10 beside a clock that stood still.
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=12))))
+        self.assertIsNotNone(judge.platform_reason(fail, self.facts(prog(early=59, stuck=9))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=60, stuck=9))))
+        # The mutants: many early fires, wrong calls, late forced fires.
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=447))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=1, below_slop=500))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=1,
+                                                                      short_not_slop=490))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(early=1,
+                                                                      forced_min_ns=2066000))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts(prog(forced_min_ns=2066000))))
+        self.assertIsNone(judge.platform_reason(fail, self.facts()))
+
+    def test_program_skips(self):
+        def skip(reason, name='slop_in_effect'):
+            return KtapResult(model.PROGRAM_TEST, name, Status.SKIP, reason)
+        self.assertEqual(judge.platform_reason(skip('the probes missed hits'), self.facts()),
+                         'the probes missed hits')
+        for r in (skip('no kprobe events in tracefs', ''), skip('tracefs needs root', '')):
+            self.assertTrue(judge.kernels_skip(r))
+            self.assertIsNone(judge.platform_reason(r, self.facts()))
+        self.assertFalse(judge.kernels_skip(skip('the Xen clockevent is not in use', '')))
+        self.assertFalse(judge.kernels_skip(skip('the probes missed hits')))
+        # A whole test skipped under Xen is the kernel's, but for the
+        # clockevent; a CPU's result skipped is not.
+        slop = model.SLOP_TEST
+        self.assertTrue(judge.kernels_skip(KtapResult(slop, '', Status.SKIP,
+                                                      '/proc/timer_list needs root')))
+        self.assertFalse(judge.kernels_skip(KtapResult(slop, 'cpu1_min_delta_ns', Status.SKIP,
+                                                       'the Xen clockevent is not in use')))
+
+    def test_latency_chunks(self):
+        def reason(name, ch):
+            return judge.platform_reason(KtapResult(model.LATENCY_TEST, name, Status.FAIL),
+                                         self.facts(ch=ch))
+        # Most chunks over their own limit, the one-shot sleeps alike: the kernel's.
+        self.assertIsNone(reason('interval_50us_avg', chunks(6)))
+        self.assertIsNone(reason('interval_50us_p99', chunks(10, check='p99')))
+        # A burst: a few chunks; a starved host: the one-shot sleeps far apart.
+        self.assertIn('2 of 10 chunks', reason('interval_50us_avg', chunks(2)))
+        self.assertIsNotNone(reason('interval_50us_avg', chunks(5)))
+        spread = (20000,) * 9 + (60000,)
+        self.assertIn('3.0 times apart', reason('interval_50us_avg', chunks(10, spread)))
+        self.assertIsNone(reason('interval_50us_spikes', chunks(10, spread, 'spikes')))
+        # Another interval's chunks say nothing of this one.
+        self.assertIsNone(reason('interval_1000us_avg', chunks(2)))
 
 
 class KtapResults(unittest.TestCase):
@@ -1292,24 +1374,26 @@ class Outcomes(unittest.TestCase):
         return captured('console.pvh-ok')
 
     def test_platform_skips_alone_are_infra(self):
-        # A timing check the platform could not resolve is the platform's:
+        # A result the platform explains (judge.py) is the platform's:
         # alone it makes the boot INFRA (booted again), beside a failure
         # or a program test that could not trace, the kernel's FAIL.
-        def with_skip(test, reason, *more):
+        def with_result(test, status, reason=None, *more, **judged):
             r = boot_result(results=more)
-            r.facts.results.insert(0, KtapResult(test, 'x', Status.SKIP, reason))
+            r.facts.results.insert(0, KtapResult(test, 'x', status, reason, **judged))
             return r
-        lat = 'xen_timer_latency_test'
-        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP).outcome, model.Outcome.INFRA)
-        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP).failures(),
-                         [f'{model.PLATFORM_FLAG}{lat}: x'])
-        self.assertEqual(with_skip(lat, model.PLATFORM_SKIP,
-                                   (lat, 'y', Status.FAIL)).outcome, model.Outcome.FAIL)
-        self.assertEqual(with_skip(lat, 'not running on Xen').outcome, model.Outcome.PASS)
-        prog = model.PROGRAM_TEST
-        self.assertEqual(with_skip(prog, 'cannot probe the clockevents core').outcome,
-                         model.Outcome.FAIL)
-        self.assertEqual(with_skip(prog, model.NO_SLOP_SKIP).outcome, model.Outcome.PASS)
+        lat, prog = model.LATENCY_TEST, model.PROGRAM_TEST
+        noisy = with_result(lat, Status.FAIL, platform='burst')
+        self.assertEqual((noisy.outcome, noisy.failures()),
+                         (model.Outcome.INFRA, [f'{model.PLATFORM_FLAG}{lat}: x']))
+        self.assertEqual(with_result(lat, Status.FAIL, None, (lat, 'y', Status.FAIL),
+                                     platform='burst').outcome, model.Outcome.FAIL)
+        self.assertEqual(with_result(lat, Status.SKIP, 'the Xen clockevent is not in use').outcome,
+                         model.Outcome.PASS)
+        self.assertEqual(with_result(prog, Status.SKIP, 'no kprobe events in tracefs',
+                                     kernels_skip=True).outcome, model.Outcome.FAIL)
+        self.assertEqual(with_result(prog, Status.SKIP, 'the probes missed hits',
+                                     platform='the probes missed hits').outcome,
+                         model.Outcome.INFRA)
 
     def test_ok_is_pass(self):
         self.assertEqual(watch(self.pvh(), qemu_rc=0).outcome, model.Outcome.PASS)
@@ -1749,6 +1833,22 @@ class Retries(FakeQemu):
         self.assertIn('not the kernel (exit 3)', out)
 
 
+def noisy(lines):
+    """A console whose latency test failed interval_1000us_avg for one
+    chunk of ten over its limit (a stall of the host's), as make check
+    beside stress-ng --cpu 2 gave it."""
+    out = []
+    for line in lines:
+        if line == '# ok 4 interval_1000us_avg':
+            line = '# not ok 4 interval_1000us_avg'
+        elif line == 'ok 3 selftests: xen_timer: xen_timer_latency_test':
+            line = 'not ok 3 selftests: xen_timer: xen_timer_latency_test # exit=1'
+        elif line.startswith('# # XT_CHUNK interval_us=1000 chunk=0 '):
+            line = re.sub(r'avg_ns=\d+', 'avg_ns=99000000', line)
+        out.append(line)
+    return out
+
+
 class Groups(FakeQemu):
     """A domU type's configs of one Xen timer_slop share one Xen and dom0
     boot (boot.GroupBoot): each domU has its own console, verdict and
@@ -1761,7 +1861,6 @@ class Groups(FakeQemu):
         end = ok.index('@@XT END-GUEST') + 1
         panic = captured('console.pv-domu-panic')
         triple = captured('console.pvh-triple-destroyed')
-        noise = captured('console.pv-domu-platform-noise')
         tstart = triple.index('@@XT DOMU-START pvh')
         tend = next(i for i, l in enumerate(triple) if l.startswith('@@XT DOMU-DIED')) + 1
         died = '@@XT DOMU-DIED the domU is gone before its end marker: xl: shutdown reason crash'
@@ -1770,7 +1869,7 @@ class Groups(FakeQemu):
                'triple': triple[tstart:tend],
                'cut': ok[start:start + 200] + ['(XEN) Hardware Dom0 crashed: rebooting machine'],
                'slow': ok[start:start + 200] + ['@@XT DOMU-TIMEOUT 30', 'xl destroy'],
-               'noise': noise[noise.index('@@XT DOMU-START pv 2/2'):noise.index('@@XT END-GUEST') + 1]}
+               'noise': noisy(ok[start:end])}
         for n, kinds in enumerate(boots, 1):
             text = ok[:start] if kinds[0] != 'xen-panic' else \
                 ok[:100] + ['(XEN) Panic on CPU 0:', '(XEN) emulated fault']
@@ -1846,10 +1945,10 @@ class Groups(FakeQemu):
         rc, js, boots, outcomes, _ = self.run_group()
         self.assertEqual((rc, boots, outcomes), (0, 2, ['pass', 'pass']))
         first, last = js['configs'][0]['tries']
-        self.assertEqual(first['reason'], 'platform could not resolve xen_timer_latency_test: '
+        self.assertEqual(first['reason'], model.PLATFORM_FLAG + 'xen_timer_latency_test: '
                                           'interval_1000us_avg')
-        self.assertEqual([(n['check'], n['chunks_over'], n['ref_spread']) for n in first['noise']],
-                         [('avg', 1, 1.05), ('p99', 1, 1.05), ('spikes', 1, 1.05)])
+        self.assertEqual(len(first['noise']), 1)
+        self.assertIn('interval_1000us_avg: avg over its limit in 1 of 10 chunks', first['noise'][0])
         self.assertEqual(last['noise'], [])
 
     def test_a_broken_shared_part_is_every_domus(self):
@@ -1877,19 +1976,16 @@ class LkftNames(unittest.TestCase):
         self.assertIn(('xen_timer_xen_timer_slop_test', 'fail'), names)
         self.assertIn(('xen_timer_xen_timer_latency_test', 'skip'), names)
 
-    def test_old_streams_are_flagged(self):
-        # The old latency test: "slop 1 ns (no xen_timer_slop parameter ...)
-        # is below 20000 ns, too small to measure differentially", and its
-        # diagnostics before the results.
-        found = lkft.problems(
-            {'pv-ok': self.kselftest('console.pv-skip-reason-with-value.old-selftest')})
-        self.assertTrue(any('slop_in_effect' in f and 'carries a reason' in f for f in found),
-                        found)
-        # The consoles of before: each result's figures before it, so the
-        # log LKFT attaches to a failure was the next result's.
-        found = lkft.problems({'pv-ok': self.kselftest('console.pv-ok')})
-        self.assertIn('interval_50us_avg (pass): its log lacks "interval 50 us: avg"',
-                      '\n'.join(found))
+    def test_the_unpatched_parser_is_not_modelled(self):
+        # Linaro's parse-output.py before patches/test-definitions/0001
+        # named a skipped result after its reason too: the model is the
+        # patched one, which keeps the name.
+        stream = self.stream(['ok 1 interval_50us_avg # SKIP the Xen clockevent is not in use'])
+        self.assertEqual([r.name for r in lkft.records(stream)][0],
+                         'xen_timer_xen_timer_latency_test_interval_50us_avg')
+        unnamed = self.stream(['ok 1 # SKIP the Xen clockevent is not in use'])
+        self.assertEqual([r.name for r in lkft.records(unnamed)][0],
+                         'xen_timer_xen_timer_latency_test_the_Xen_clockevent_is_not_in_use')
 
     def stream(self, *results):
         return ['TAP version 13', '1..1', '# selftests: xen_timer: xen_timer_latency_test',
@@ -1897,32 +1993,24 @@ class LkftNames(unittest.TestCase):
                 *[f'# {l}' for r in results for l in r],
                 'ok 1 selftests: xen_timer: xen_timer_latency_test']
 
-    def test_one_name_and_its_own_log(self):
-        avg = ['ok 1 interval_50us_avg', '# interval 50 us: avg 3.1 us (limit 9.0)']
-        skip = ['ok 2 interval_50us_p99 # SKIP',
-                '# interval_50us_p99: SKIP platform could not resolve it in this run']
-        fail = ['not ok 2 interval_50us_p99', '# interval 50 us: p99 93.1 us (limit 9.0)']
+    def test_one_name_whatever_the_outcome(self):
+        avg = ['ok 1 interval_50us_avg', '# XT_LAT interval_us=50']
+        skip = ['ok 2 interval_50us_p99 # SKIP the probes missed hits']
+        fail = ['not ok 2 interval_50us_p99', '# XT_CHUNK interval_us=50']
         runs = {'a': self.stream(avg, skip), 'b': self.stream(avg, fail)}
         self.assertEqual(lkft.problems(runs), [])
         rec = lkft.records(runs['a'])
         self.assertEqual([(r.name, r.result) for r in rec][:2], [
             ('xen_timer_xen_timer_latency_test_interval_50us_avg', 'pass'),
             ('xen_timer_xen_timer_latency_test_interval_50us_p99', 'skip')])
-        self.assertEqual(rec[1].log, ['interval_50us_p99: SKIP platform could not resolve it '
-                                      'in this run'])
+        self.assertEqual(rec[0].log, ['XT_LAT interval_us=50'])
         # The reason read back as the harness's.
         nested = console.kselftest_tests(runs['a'])['xen_timer_latency_test'].lines
-        self.assertEqual(console.ktap_results(nested)[1].reason,
-                         'platform could not resolve it in this run')
-        # A reason in the directive is a second name; a figure before its
-        # result is the previous result's log.
-        named = ['ok 2 interval_50us_p99 # SKIP platform could not resolve it in this run']
-        found = lkft.problems({'a': self.stream(avg, named), 'b': self.stream(avg, fail)})
-        self.assertEqual(len(found), 3, found)
-        early = [avg[1], avg[0]]
-        found = lkft.problems({'a': self.stream(early)})
-        self.assertEqual(found, ['a: xen_timer_xen_timer_latency_test_interval_50us_avg (pass): '
-                                 'its log lacks "interval 50 us: avg"'])
+        self.assertEqual(console.ktap_results(nested)[1].reason, 'the probes missed hits')
+        # Two results of one name in a run: the parser renames one.
+        found = lkft.problems({'a': self.stream(avg, avg)})
+        self.assertEqual(found, ['a: two results recorded as '
+                                 'xen_timer_xen_timer_latency_test_interval_50us_avg'])
 
     def test_tappy_wants_the_plan_first(self):
         good = self.stream(['ok 1 interval_50us_avg', '# interval 50 us: avg 3.1 us (limit 9.0)'])

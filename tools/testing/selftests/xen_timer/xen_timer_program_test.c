@@ -1,39 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xen_timer_program_test - what the kernel asks of the Xen timer
+ * xen_timer_program_test - is the slop in effect on the timer path
  *
- * xen_timer_slop= sets min_delta_ns and min_delta_ticks of the Xen
- * clockevent devices.  Whether the slop S is in effect on the timer path
- * does not depend on how fast the platform runs the guest: this test
- * records, with kprobe events in a tracefs instance of its own, what the
- * kernel asks of the Xen timer of one CPU while a task on that CPU makes
- * requests below S:
+ * xen_timer_slop= is the minimum delta S of the Xen clockevent devices.
+ * While a task makes timers on one CPU, kprobe events record in a tracefs
+ * instance of the test's own, with the "mono" clock, what the kernel asks
+ * of that CPU's clockevent device and when the device fires:
+ * clockevents_program_event() (xt_prog, the expiry asked for, and xt_ret),
+ * hrtimer_interrupt() (xt_fire) and, where the kernel lets it be probed,
+ * xen_vcpuop_set_next_event() (xt_next, the delta).  What every
+ * clockevents core promises for a minimum delta S is checked against it:
  *
- *   xt_prog   clockevents_program_event(): a request (expiry, force)
- *   xt_ret    its return
- *   xt_fire   hrtimer_interrupt(): the device fired
- *   xt_next   xen_vcpuop_set_next_event(): the delta the device is handed
- *   xt_state  xen_vcpuop_shutdown(), xen_vcpuop_set_oneshot()
+ *  - the device is handed no delta below S, and S for an expiry nearer
+ *    than S;
+ *  - an expiry E asked for at T arms the device for max(E, T + S) or
+ *    later, or leaves it as it is, so no fire comes before the earliest
+ *    such deadline since the last fire, nor before one from before it
+ *    that may not have been due then (armed at the latest at the return
+ *    plus S).  Xen never fires a timer early: a fire before them is the
+ *    kernel's, however slow the guest runs;
+ *  - where S is 20 us or more and at least twice Xen's timer_slop
+ *    (--host-slop-ns), the quickest fire after an expiry nearer than S
+ *    comes within S / 2 of its deadline plus the tenth percentile of how
+ *    late fires come after farther expiries.
  *
- * The last two where the kernel lets them be probed (Debian's 7.3 does
- * not).  From the requests and the promise of the kernel's clockevents
- * core (xt_core_name(): before v7.0 a request below S arms the device
- * for now + S every time, since v7.0 not again while that forced event
- * is pending) xt_prog_check() derives the deadline no fire may precede.
- * Xen never fires a timer before its deadline, so a fire before it is
- * the kernel's, however slow the platform.  How late fires come is
- * judged only where the platform resolves it: S at least twice the
- * host's timer_slop, the platform's own latency past a deadline measured
- * in the same trace.  Where traced, the device's calls must be at least
- * S, exactly S for a request below S, and, in the forced core, absent
- * while a forced event is pending.
+ * Not judged: the first two fires, which may be for deadlines armed before
+ * the trace, and a fire stamped, or whose expiries were, in one
+ * microsecond with two other events (the guest's clock stood still).
  *
- * One result, "slop_in_effect"; the counts and times are in one
- * "# XT_PROG key=value ..." diagnostic, ns, and on a failure the events
- * around the first violation in "# XT_EV" lines.  A trace with no
- * request below S or no judged fire, or one whose probes missed hits, is
- * the platform's (XT_PLATFORM_SKIP).  Skipped when not on x86 Xen, when
- * the slop to expect is unknown, or without kprobe events.
+ * One result, "slop_in_effect"; the counts after it in an "# XT_PROG" line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,497 +45,348 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/timerfd.h>
-#include <sys/utsname.h>
 
 #include "../kselftest.h"
-#include "xen_timer_common.h"
-#include "xen_timer_lib.h"
+#include "xen_timer.h"
 
-#define INSTANCE	"instances/xen_timer_program"
-#define BUDGET_NS	(3 * 1000000000ULL)
+#define PROG_FMT \
+	"XT_PROG slop_ns=%llu events=%zu requests=%zu short=%zu calls=%zu below_slop=%zu short_not_slop=%zu fires=%zu judged=%zu early=%zu early_by_ns=%llu stuck=%zu forced=%zu forced_min_ns=%llu normal=%zu normal_p10_ns=%llu late_limit_ns=%llu missed=%lu\n"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define INSTANCE	TRACEFS "/instances/xen_timer_program"
 #define MAX_EVENTS	200000
+#define BUDGET_NS	(3 * NSEC_PER_SEC)
+#define NEVER		UINT64_MAX
+/* The trace's times are microseconds; the trace and the core's clock differ by less */
+#define FIRE_TOL_NS	2000
+#define CLOCK_TOL_NS	500
+#define MIN_LATE_SLOP_NS	20000
 
-/* Formats of the long lines, each on one line so that they can be grepped */
-#define MOVING_EARLY_FMT \
-	"%zu early fires of %zu judged, the clock moving: the result is the platform's\n"
-#define STUCK_FMT \
-	"%zu early fires beside %zu events the guest's clock stood still at, the platform's: %s\n"
-#define XT_PROG_FMT \
-	"XT_PROG slop_ns=%llu core=%s events=%ld malformed=%ld requests=%zu short=%zu pending=%zu calls=%zu min_delta_ns=%llu below_slop=%zu short_not_slop=%zu bad_delta_ns=%llu pending_called=%zu lost=%zu fires=%zu judged_fires=%zu early=%zu early_by_ns=%llu forced_fires=%zu forced_min_ns=%llu pair_fires=%zu pair_min_ns=%llu pair_early=%zu normal_fires=%zu normal_lat_p10_ns=%llu upper_judged=%d upper_limit_ns=%llu pair_judged=%d stuck=%zu\n"
-#define CALLS_FMT \
-	"%zu calls of the device, smallest delta %llu ns; %zu requests below the slop handed another delta, %zu that met a forced event pending called it, %zu got no call with nothing pending\n"
-#define NO_CALLS_MSG \
-	"the Xen device's calls cannot be traced here: fires judged against the requests alone\n"
-#define FIRES_FMT \
-	"%zu of %zu fires judged, %zu before their deadline (worst by %llu ns); quickest forced event %llu ns (limit %llu%s); of %zu pairs, %zu fired sooner than the slop after their second request%s\n"
+enum type { PROG, RET, FIRE, NEXT };
 
-static const char *const names[] = { "slop_in_effect" };
-
-/*
- * The probes: the first two are needed.  The Xen device's own functions
- * may not be probed on every kernel (Debian's 7.3 refuses them): without
- * them the fires are judged against the requests alone.
- */
-static const struct probe {
-	char kind;	/* 'p' at entry, 'r' at return */
-	const char *name, *def;
-} probes[] = {
-	{ 'p', "xt_prog", "clockevents_program_event expires=$arg2:s64 force=$arg3:u8" },
-	{ 'p', "xt_fire", "hrtimer_interrupt" },
-	{ 'r', "xt_ret", "clockevents_program_event" },
-	{ 'p', "xt_next", "xen_vcpuop_set_next_event delta=$arg1:u64" },
-	{ 'p', "xt_state_down", "xen_vcpuop_shutdown" },
-	{ 'p', "xt_state_oneshot", "xen_vcpuop_set_oneshot" },
+struct event {
+	enum type type;
+	uint64_t ts, delta;
+	int64_t expires;
 };
 
-#define NEEDED_PROBES	3
+/* The first three are needed */
+static const char *const probes[] = {
+	"xt_prog clockevents_program_event expires=$arg2:s64",
+	"xt_ret clockevents_program_event",
+	"xt_fire hrtimer_interrupt",
+	"xt_next xen_vcpuop_set_next_event delta=$arg1:u64",
+};
 
-static char tdir[64];
-static bool added[ARRAY_SIZE(probes)];
-static bool calls_traced;	/* xt_next was added */
+struct verdict {
+	size_t requests, short_reqs, calls, below, not_slop, fires, judged, early;
+	size_t forced, normal, stuck;
+	uint64_t early_by, forced_min, normal_p10, limit;
+};
 
-static void die_usage(const char *prog)
+static int tracefs(const char *path, const char *s, bool append)
 {
-	fprintf(stderr,
-		"usage: %s [-c CPU] [--expect-ns NS] [--host-slop-ns NS] [--core forced|clamped] [-n REQUESTS]\n",
-		prog);
-	exit(KSFT_FAIL);
-}
+	int fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC)), ret = 0;
 
-static int write_at(const char *rel, const char *s, bool append)
-{
-	char path[256];
-	ssize_t len = strlen(s);
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
-	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, len) != len)
-		ret = -errno;
-	close(fd);
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
 	return ret;
-}
-
-static bool find_tracefs(void)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[96];
-	size_t i;
-
-	for (i = 0; i < 2 * ARRAY_SIZE(dirs); i++) {
-		snprintf(path, sizeof(path), "%s/kprobe_events", dirs[i % 2]);
-		if (!access(path, W_OK)) {
-			snprintf(tdir, sizeof(tdir), "%s", dirs[i % 2]);
-			return true;
-		}
-		if (i == 1)	/* not mounted: mount it once */
-			mount("nodev", dirs[0], "tracefs", 0, NULL);
-	}
-	return false;
 }
 
 static void cleanup(void)
 {
-	char s[128];
-	int i;
+	char s[64];
+	size_t i;
 
-	write_at(INSTANCE "/tracing_on", "0", false);
-	write_at(INSTANCE "/events/kprobes/enable", "0", false);
-	snprintf(s, sizeof(s), "%s/" INSTANCE, tdir);
-	rmdir(s);
-	for (i = 0; i < (int)ARRAY_SIZE(probes); i++) {
-		if (!added[i])
-			continue;
-		snprintf(s, sizeof(s), "-:%s\n", probes[i].name);
-		write_at("kprobe_events", s, true);
-		added[i] = false;
+	tracefs(INSTANCE "/tracing_on", "0", false);
+	rmdir(INSTANCE);
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		snprintf(s, sizeof(s), "-:%.*s\n", (int)strcspn(probes[i], " "), probes[i]);
+		tracefs(TRACEFS "/kprobe_events", s, true);
 	}
 }
 
-static void skip_all(const char *reason)
-{
-	int i;
-
-	cleanup();
-	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
-		xt_test_skip(names[i], "%s\n", reason);
-	ksft_print_cnts();
-	exit(KSFT_SKIP);
-}
-
-/* What /proc/kallsyms has of the function of a probe that failed */
-static void print_symbols(const char *def)
-{
-	char want[64], line[256], *log;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	int shown = 0;
-
-	snprintf(want, sizeof(want), " %.*s", (int)strcspn(def, " "), def);
-	while (f && fgets(line, sizeof(line), f) && shown < 4) {
-		if (strstr(line, want)) {
-			ksft_print_msg("kallsyms: %s", line);
-			shown++;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (!shown)
-		ksft_print_msg("kallsyms:%s not found\n", want);
-	snprintf(line, sizeof(line), "%s/error_log", tdir);
-	log = xt_read_file(line);
-	if (log && *log)
-		ksft_print_msg("tracefs error_log: %s", log);
-	free(log);
-}
-
-/* Probes, an instance of our own with the mono clock, events on. */
+/* The probes and an instance of our own; a skip where they cannot be had */
 static void setup_trace(void)
 {
-	char s[192], path[128];
+	char s[128];
 	size_t i;
-	int ret;
 
-	if (!find_tracefs())
-		skip_all("no kprobe events in tracefs (CONFIG_KPROBE_EVENTS)");
+	if (access(TRACEFS "/kprobe_events", W_OK))
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/kprobe_events", W_OK))
+		ksft_exit_skip("no kprobe events in tracefs\n");
+	cleanup();
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		snprintf(s, sizeof(s), "-:%s\n", probes[i].name);
-		write_at("kprobe_events", s, true);	/* a stale one */
-		snprintf(s, sizeof(s), "%c:%s %s\n", probes[i].kind, probes[i].name,
-			 probes[i].def);
-		ret = write_at("kprobe_events", s, true);
-		if (ret) {
-			ksft_print_msg("cannot add the kprobe event '%c:%s %s': %s\n",
-				       probes[i].kind, probes[i].name, probes[i].def,
-				       strerror(-ret));
-			if (i < NEEDED_PROBES) {
-				print_symbols(probes[i].def);
-				skip_all("cannot probe the clockevents core");
-			}
+		snprintf(s, sizeof(s), "%c:%s\n", i == 1 ? 'r' : 'p', probes[i]);
+		if (tracefs(TRACEFS "/kprobe_events", s, true) && i < 3) {
+			cleanup();
+			ksft_exit_skip("cannot add the kprobe event %s", s);
 		}
-		added[i] = !ret;
 	}
-	calls_traced = added[3];
-	snprintf(path, sizeof(path), "%s/" INSTANCE, tdir);
-	rmdir(path);
-	if (mkdir(path, 0755))
-		ksft_exit_fail_msg("mkdir %s: %s\n", path, strerror(errno));
-	/* Every event on before the trace starts: a request's call is in it */
-	if (write_at(INSTANCE "/tracing_on", "0", false) ||
-	    write_at(INSTANCE "/trace_clock", "mono", false) ||
-	    write_at(INSTANCE "/buffer_size_kb", "8192", false))
-		ksft_exit_fail_msg("cannot set up the trace instance %s\n", path);
-	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		if (!added[i])
-			continue;
-		snprintf(s, sizeof(s), INSTANCE "/events/kprobes/%s/enable", probes[i].name);
-		if (write_at(s, "1", false))
-			ksft_exit_fail_msg("cannot enable %s\n", s);
+	if (mkdir(INSTANCE, 0755) || tracefs(INSTANCE "/trace_clock", "mono", false) ||
+	    tracefs(INSTANCE "/buffer_size_kb", "8192", false) ||
+	    tracefs(INSTANCE "/events/kprobes/enable", "1", false)) {
+		cleanup();
+		ksft_exit_fail_msg("cannot set up the trace instance %s\n", INSTANCE);
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static struct timespec to_ts(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
-}
-
-static void on_alarm(int sig)
-{
-}
-
 /*
- * Requests below the slop, whatever the slop: an interval timer rearmed
- * by the kernel when its signal is taken (posixtimer_rearm_itimer(), not
- * a user timer, which 7.x drops when it expired before it was queued),
- * forwarded to at most @interval ns after now.
- */
-static void itimer_requests(uint64_t interval, unsigned int n, uint64_t end)
-{
-	struct itimerval it = { .it_interval = { 0, interval / 1000 ?: 1 },
-				.it_value = { 0, interval / 1000 ?: 1 } };
-	struct sigaction sa = { .sa_handler = on_alarm };
-	sigset_t set;
-	unsigned int i;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGALRM);
-	sigaction(SIGALRM, &sa, NULL);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
-	for (i = 0; i < n && now_ns() < end; i++)
-		sigwait(&set, &sig);
-	memset(&it, 0, sizeof(it));
-	setitimer(ITIMER_REAL, &it, NULL);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
-/*
- * What makes the kernel program the Xen timer, on this CPU: one-shot
- * sleeps of S / 10 and of 2 S (the platform's latency), the interval
- * timer above, and pairs of timerfds: one armed S / 2 ahead, then, S / 4
- * later, one armed S / 8 ahead, which is earlier: where S is longer than
- * a system call, its request meets the first one's forced event pending,
- * and a core that arms the device again makes it fire S / 4 later.
+ * Expiries nearer than S, and farther ones: sleeps of S / 10 and of 2 S,
+ * and an interval timer of S / 2 that the kernel rearms when its signal
+ * is taken, which asks for expiries already past when S is small.
  */
 static void workload(uint64_t slop, unsigned int n)
 {
-	struct timespec rel = to_ts(slop / 10 ?: 1), twice = to_ts(2 * slop);
-	struct itimerspec a = { .it_value = to_ts(slop / 2 ?: 1) };
-	struct itimerspec b = { .it_value = to_ts(slop / 8 ?: 1) };
-	uint64_t end = now_ns() + BUDGET_NS, buf, t;
+	struct timespec near = xt_ts(slop / 10 ?: 1), far = xt_ts(2 * slop), half = xt_ts(slop / 2);
+	struct timeval tv = { half.tv_sec, half.tv_nsec / 1000 ?: !half.tv_sec };
+	struct itimerval it = { tv, tv };
+	uint64_t end = xt_now() + BUDGET_NS;
 	unsigned int i;
-	int fa, fb;
+	sigset_t set;
+	int sig;
 
-	for (i = 0; i < n && now_ns() < end; i++)
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &rel, NULL);
-	for (i = 0; i < n / 4 && now_ns() < end && slop >= XT_MIN_JUDGED_SLOP_NS; i++)
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &twice, NULL);
-	itimer_requests(slop / 2, n, now_ns() + BUDGET_NS);
-
-	fa = timerfd_create(CLOCK_MONOTONIC, 0);
-	fb = timerfd_create(CLOCK_MONOTONIC, 0);
-	if (fa < 0 || fb < 0)
-		ksft_exit_fail_msg("timerfd_create: %s\n", strerror(errno));
-	end = now_ns() + BUDGET_NS;
-	for (i = 0; i < n / 2 && now_ns() < end; i++) {
-		timerfd_settime(fa, 0, &a, NULL);
-		for (t = now_ns() + slop / 4; now_ns() < t;)
-			;
-		timerfd_settime(fb, 0, &b, NULL);
-		if (read(fa, &buf, sizeof(buf)) < 0 || read(fb, &buf, sizeof(buf)) < 0)
-			ksft_exit_fail_msg("timerfd read: %s\n", strerror(errno));
-	}
-	close(fa);
-	close(fb);
+	for (i = 0; i < n && xt_now() < end; i++)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &near, NULL);
+	for (i = 0; i < n / 4 && xt_now() < end && slop >= MIN_LATE_SLOP_NS; i++)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &far, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0, end = xt_now() + BUDGET_NS; i < n && xt_now() < end; i++)
+		sigwait(&set, &sig);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-/*
- * How many hits our probes missed (kprobe_profile: event, hits, misses):
- * a probe hit while a kprobe handler runs on the CPU is not traced, and
- * an incomplete trace is judged on nothing.
- */
-static long probes_missed(void)
+/* The events of CPU @cpu in the trace into @ev; their number */
+static size_t read_events(int cpu, struct event *ev)
 {
-	char path[96], name[64];
-	unsigned long hits, miss;
-	long missed = 0;
+	static const char kinds[] = "prfn";	/* xt_prog, xt_ret, ...: enum type */
+	char line[512], tag[16], *at, *p;
+	unsigned long long sec, usec;
+	size_t n = 0, t;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/kprobe_profile", tdir);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %lu %lu", name, &hits, &miss) == 3)
-		if (!strncmp(name, "xt_", 3))
-			missed += miss;
-	fclose(f);
-	return missed;
-}
-
-/* The events of @cpu in the instance's trace; the count, or -1. */
-static long read_events(int cpu, struct xt_event *ev, long max, long *bad)
-{
-	char path[160], line[512], tag[16];
-	struct xt_event e;
-	long n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/" INSTANCE "/trace", tdir);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
 	snprintf(tag, sizeof(tag), "[%03d]", cpu);
-	*bad = 0;
-	while (fgets(line, sizeof(line), f) && n < max) {
-		int r = xt_parse_trace_line(line, &e);
-
-		if (r < 0)
-			(*bad)++;
-		if (r > 0 && strstr(line, tag))
-			ev[n++] = e;
+	f = fopen(INSTANCE "/trace", "r");
+	if (!f)
+		ksft_exit_fail_msg("cannot read the trace: %s\n", strerror(errno));
+	while (fgets(line, sizeof(line), f) && n < MAX_EVENTS) {
+		at = strstr(line, ": xt_");
+		if (line[0] == '#' || !at || !strstr(line, tag))
+			continue;
+		for (p = at; p > line && p[-1] != ' '; p--)
+			;
+		if (!strchr(kinds, at[5]) || sscanf(p, "%llu.%6llu", &sec, &usec) != 2)
+			continue;
+		t = strchr(kinds, at[5]) - kinds;
+		ev[n] = (struct event){ .type = t, .ts = sec * NSEC_PER_SEC + usec * 1000 };
+		p = strchr(at + 2, '=');
+		if (p && t == PROG)
+			ev[n].expires = strtoll(p + 1, NULL, 10);
+		if (p && t == NEXT)
+			ev[n].delta = strtoull(p + 1, NULL, 10);
+		n++;
 	}
 	fclose(f);
 	return n;
 }
 
-/* The events before the first violation, and a few after it */
-static void print_events(const struct xt_event *ev, long n, size_t bad)
+/* Event @i shares its microsecond with two others: the clock stood still */
+static bool stuck_at(const struct event *ev, size_t n, size_t i)
 {
-	static const char *const kind[] = { "prog", "next", "fire", "state", "ret" };
-	long i, from = (long)bad - 16;
-
-	for (i = from < 0 ? 0 : from; i < n && i <= (long)bad + 3; i++)
-		ksft_print_msg("XT_EV %s%s ts_ns=%llu expires_ns=%lld force=%d delta_ns=%llu\n",
-			       kind[ev[i].type], i == (long)bad ? " (first violation)" : "",
-			       (unsigned long long)ev[i].ts, (long long)ev[i].expires,
-			       ev[i].force, (unsigned long long)ev[i].delta);
+	return (i >= 2 && ev[i - 2].ts == ev[i].ts) || (i + 2 < n && ev[i + 2].ts == ev[i].ts) ||
+	       (i >= 1 && i + 1 < n && ev[i - 1].ts == ev[i].ts && ev[i + 1].ts == ev[i].ts);
 }
 
-/* The one machine-readable line of what the trace showed, times in ns */
-static void print_facts(uint64_t slop, enum xt_core core, long n, long bad,
-			const struct xt_prog_verdict *r)
+/* The earliest deadline an expiry asked for at @t may arm: max(E, t + S) */
+static uint64_t deadline(const struct event *e, uint64_t t, uint64_t slop)
 {
-	ksft_print_msg(XT_PROG_FMT,
-		       (unsigned long long)slop,
-		       core == XT_CORE_FORCED ? "forced" : "clamped", n, bad,
-		       r->requests, r->short_reqs, r->pending_reqs, r->nexts,
-		       (unsigned long long)r->min_delta, r->below_slop, r->short_not_slop,
-		       (unsigned long long)r->bad_delta, r->pending_called, r->lost,
-		       r->fires, r->judged_fires, r->early_fires,
-		       (unsigned long long)r->early_by, r->forced_fires,
-		       (unsigned long long)r->forced_min, r->pair_fires,
-		       (unsigned long long)r->pair_min, r->pair_early, r->normal_fires,
-		       (unsigned long long)r->normal_lat_p10, r->upper_judged,
-		       (unsigned long long)r->upper_limit, r->pair_judged, r->stuck);
+	return e->expires > (int64_t)(t + slop) ? (uint64_t)e->expires : t + slop;
+}
+
+/*
+ * The earliest deadline of the expiries among events [@from, @to) that
+ * may not have been due at @t: armed no later than their return plus S,
+ * they may still fire.
+ */
+static uint64_t carried(const struct event *ev, size_t from, size_t to, uint64_t slop,
+			uint64_t t)
+{
+	uint64_t least = NEVER;
+	size_t k, r;
+
+	for (k = from; k < to; k++) {
+		for (r = k + 1; r < to && ev[r].type != RET; r++)
+			;
+		if (ev[k].type == PROG && deadline(&ev[k], ev[k].ts, slop) < least &&
+		    (r == to || deadline(&ev[k], ev[r].ts, slop) + FIRE_TOL_NS > t))
+			least = deadline(&ev[k], ev[k].ts, slop);
+	}
+	return least;
+}
+
+static void judge(const struct event *ev, size_t n, uint64_t slop, uint64_t host_slop,
+		  struct verdict *v)
+{
+	uint64_t lo = NEVER, carry = NEVER, bound, d, *lat = calloc(n + 1, sizeof(*lat));
+	bool lo_short = false, open_short = false, window_ok = true, stuck, near;
+	size_t i, from = 0;
+	int unjudged = 2;
+
+	*v = (struct verdict){ .forced_min = NEVER };
+	if (!lat)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < n; i++) {
+		const struct event *e = &ev[i];
+
+		stuck = stuck_at(ev, n, i);
+		v->stuck += stuck;
+		near = e->expires + CLOCK_TOL_NS < (int64_t)(e->ts + slop);
+		if (e->type == PROG) {
+			v->requests++;
+			v->short_reqs += near;
+			open_short = near;
+			window_ok &= !stuck;
+			if (deadline(e, e->ts, slop) < lo) {
+				lo = deadline(e, e->ts, slop);
+				lo_short = near;
+			}
+		} else if (e->type == NEXT) {
+			v->calls++;
+			v->below += e->delta < slop;
+			v->not_slop += open_short && e->delta != slop;
+		}
+		open_short &= e->type == PROG;
+		if (e->type != FIRE)
+			continue;
+		v->fires++;
+		bound = lo < carry ? lo : carry;
+		if (!unjudged && window_ok && !stuck && bound != NEVER) {
+			v->judged++;
+			d = e->ts > lo ? e->ts - lo : 0;
+			if (e->ts + FIRE_TOL_NS < bound) {
+				v->early++;
+				if (bound - e->ts > v->early_by)
+					v->early_by = bound - e->ts;
+			} else if (lo <= carry && lo_short) {
+				v->forced++;
+				if (d < v->forced_min)
+					v->forced_min = d;
+			} else if (lo <= carry) {
+				lat[v->normal++] = d;
+			}
+		}
+		unjudged -= unjudged > 0;
+		carry = carried(ev, from, i, slop, e->ts);
+		from = i + 1;
+		lo = NEVER;
+		window_ok = true;
+	}
+	qsort(lat, v->normal, sizeof(*lat), xt_cmp_u64);
+	v->normal_p10 = v->normal ? lat[v->normal / 10] : 0;
+	free(lat);
+	v->limit = slop / 2 + v->normal_p10;
+	if (slop < 2 * host_slop || slop < MIN_LATE_SLOP_NS || v->forced < 5 || v->normal < 5)
+		v->limit = 0;	/* not judged */
+}
+
+/* The CPU this task runs on first, and the slop to hold it to, unless given */
+static int setup_cpu(uint64_t *slop)
+{
+	static struct xt_tick_dev devs[XT_MAX_CPUS];
+	char *cmdline = xt_read_file("/proc/cmdline"), *text = xt_read_file("/proc/timer_list");
+	int cpu = 0;
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set))
+		cpu++;
+	/* The command line's slop, else what the CPU's device has */
+	if (*slop == NEVER && (!cmdline || xt_cmdline_slop(cmdline, slop) <= 0))
+		*slop = NEVER;
+	if (*slop == NEVER && text && !xt_parse_timer_list(text, devs) &&
+	    devs[cpu].min_delta_ns >= 0)
+		*slop = devs[cpu].min_delta_ns;
+	if (*slop == NEVER)
+		ksft_exit_skip("no slop to hold CPU %d to in /proc/timer_list\n", cpu);
+	free(cmdline);
+	free(text);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0))
+		ksft_exit_fail_msg("cannot run on CPU %d with 1 ns of timer slack\n", cpu);
+	return cpu;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
+	static const struct option opts[] = {
 		{ "expect-ns", required_argument, NULL, 'e' },
 		{ "host-slop-ns", required_argument, NULL, 'H' },
-		{ "core", required_argument, NULL, 'k' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "requests", required_argument, NULL, 'n' },
 		{ }
 	};
-	uint64_t slop, host_slop = XT_XEN_TIMER_SLOP_NS, v, nreq = 200;
-	bool have_expect = false, have_core = false;
-	struct xt_prog_verdict r;
-	enum xt_core core;
-	struct utsname u;
-	struct xt_event *ev;
-	const char *how, *reason;
-	char why[256];
-	long cpu = -1, n, bad, missed;
-	cpu_set_t set;
-	int c;
+	uint64_t slop = NEVER, host_slop = 50000, v;
+	unsigned long hits, missed = 0, m;
+	char *end, name[64];
+	struct verdict r;
+	struct event *ev;
+	int c, cpu;
+	size_t n;
+	FILE *f;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:n:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &slop))
-				die_usage(argv[0]);
-			have_expect = true;
-			break;
-		case 'H':
-			if (xt_parse_u64(optarg, 0, XT_MAX_DELTA_NS, &host_slop))
-				die_usage(argv[0]);
-			break;
-		case 'k':
-			if (strcmp(optarg, "forced") && strcmp(optarg, "clamped"))
-				die_usage(argv[0]);
-			core = strcmp(optarg, "forced") ? XT_CORE_CLAMPED : XT_CORE_FORCED;
-			have_core = true;
-			break;
-		case 'c':
-			if (xt_parse_u64(optarg, 0, XT_MAX_CPUS - 1, &v))
-				die_usage(argv[0]);
-			cpu = (long)v;
-			break;
-		case 'n':
-			if (xt_parse_u64(optarg, 10, 100000, &nreq))
-				die_usage(argv[0]);
-			break;
-		default:
-			die_usage(argv[0]);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		v = optarg ? strtoull(optarg, &end, 10) : 0;
+		if (!optarg || *end || end == optarg || v > XT_MAX_SLOP_NS) {
+			fprintf(stderr, "usage: %s [--expect-ns NS] [--host-slop-ns NS]\n",
+				argv[0]);
+			return KSFT_FAIL;
 		}
+		*(c == 'e' ? &slop : &host_slop) = v;
 	}
-	if (optind != argc)
-		die_usage(argv[0]);
-
 	ksft_print_header();
-	/* The plan before any diagnostic, where TAP parsers want it */
-	ksft_set_plan(ARRAY_SIZE(names));
-	uname(&u);
-	if (strcmp(u.machine, "x86_64") && !(u.machine[0] == 'i' && strstr(u.machine, "86")))
-		skip_all("xen_timer_slop= is a parameter of x86 Xen guests");
-	reason = xt_not_applicable(&how);
-	if (reason) {
-		ksft_print_msg("%s\n", how);
-		skip_all(reason);
-	}
+	if (xt_not_applicable())
+		ksft_exit_skip("%s\n", xt_not_applicable());
 	if (geteuid())
-		skip_all("needs root for tracefs");
-	if (!have_core)
-		core = xt_core_of(u.release);
-	if (have_expect) {
-		snprintf(why, sizeof(why), "--expect-ns");
-	} else if (xt_expected_slop(&slop, why, sizeof(why))) {
-		ksft_print_msg("no expected slop: %s\n", why);
-		skip_all("no expected slop for this command line");
-	}
-
-	/* The first CPU we may run on (sched_getcpu() can be wrong in a PV guest) */
-	if (cpu < 0 && !sched_getaffinity(0, sizeof(set), &set))
-		for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
-			;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_setaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_msg("cannot run on CPU %ld: %s\n", cpu, strerror(errno));
-	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0))
-		ksft_print_msg("timer slack stays at its default: %s\n", strerror(errno));
-
+		ksft_exit_skip("tracefs needs root\n");
+	cpu = setup_cpu(&slop);
 	setup_trace();
-	ksft_print_msg("Linux %s, CPU %ld, slop %llu ns (%s), host slop %llu ns, core %s\n",
-		       u.release, cpu, (unsigned long long)slop, why,
-		       (unsigned long long)host_slop, xt_core_name(core));
-	if (write_at(INSTANCE "/tracing_on", "1", false))
-		ksft_exit_fail_msg("cannot start the trace\n");
-	workload(slop, nreq);
-	write_at(INSTANCE "/tracing_on", "0", false);
-	missed = probes_missed();
-
+	ksft_set_plan(1);
+	ksft_print_msg("CPU %d, slop %llu ns, Xen's timer_slop %llu ns\n", cpu,
+		       (unsigned long long)slop, (unsigned long long)host_slop);
 	ev = calloc(MAX_EVENTS, sizeof(*ev));
-	if (!ev)
-		ksft_exit_fail_msg("out of memory\n");
-	n = read_events(cpu, ev, MAX_EVENTS, &bad);
+	if (!ev || tracefs(INSTANCE "/tracing_on", "1", false))
+		ksft_exit_fail_msg("cannot start the trace\n");
+	workload(slop, 200);
+	tracefs(INSTANCE "/tracing_on", "0", false);
+	/* A probe hit while another probe's handler runs is not traced */
+	f = fopen(TRACEFS "/kprobe_profile", "r");
+	while (f && fscanf(f, "%63s %lu %lu", name, &hits, &m) == 3)
+		missed += strncmp(name, "xt_", 3) ? 0 : m;
+	if (f)
+		fclose(f);
+	n = read_events(cpu, ev);
 	cleanup();
-	if (n < 0)
-		ksft_exit_fail_msg("cannot read the trace: %s\n", strerror(errno));
-	xt_prog_check(ev, n, slop, core, host_slop, &r);
-	print_events(ev, n, r.first_bad);
-	free(ev);
+	judge(ev, n, slop, host_slop, &r);
 
-	/* The result, then what it rests on: a CI bot's log of it */
-	if (!r.short_reqs || !r.judged_fires || missed || (r.early_platform && r.calls_ok))
-		xt_test_skip(names[0], XT_PLATFORM_SKIP);
-	else
-		ksft_test_result(r.calls_ok && r.fires_ok, "%s\n", names[0]);
-	print_facts(slop, core, n, bad, &r);
-	ksft_print_msg("%zu requests, %zu below the slop, %zu of them met a forced event pending\n",
-		       r.requests, r.short_reqs, r.pending_reqs);
-	if (calls_traced)
-		ksft_print_msg(CALLS_FMT,
-			       r.nexts, (unsigned long long)r.min_delta, r.short_not_slop,
-			       r.pending_called, r.lost);
-	else
-		ksft_print_msg(NO_CALLS_MSG);
-	ksft_print_msg(FIRES_FMT, r.judged_fires, r.fires, r.early_fires,
-		       (unsigned long long)r.early_by, (unsigned long long)r.forced_min,
-		       (unsigned long long)r.upper_limit, r.upper_judged ? "" : ", not judged",
-		       r.pair_fires, r.pair_early, r.pair_judged ? "" : " (not judged)");
-	ksft_print_msg("calls %s, fires %s\n", r.calls_ok ? "ok" : "wrong",
-		       r.fires_ok ? "ok" : "wrong");
 	if (missed)
-		ksft_print_msg("the probes missed %ld hits: the trace is incomplete\n", missed);
-	if (r.early_platform && !r.stuck)
-		ksft_print_msg(MOVING_EARLY_FMT, r.early_fires, r.judged_fires);
-	else if (r.early_excused || r.early_platform)
-		ksft_print_msg(STUCK_FMT, r.early_fires, r.stuck, r.early_excused ?
-			       "judged without them" : "the result is the platform's");
+		xt_test_skip("slop_in_effect", "the probes missed hits");
+	else if (!r.short_reqs || !r.judged)
+		xt_test_skip("slop_in_effect", "no near expiry or no fire to judge");
+	else
+		ksft_test_result(!r.below && !r.not_slop && !r.early &&
+				 (!r.limit || r.forced_min <= r.limit), "slop_in_effect\n");
+	ksft_print_msg(PROG_FMT, (unsigned long long)slop, n, r.requests, r.short_reqs, r.calls,
+		       r.below, r.not_slop, r.fires, r.judged, r.early,
+		       (unsigned long long)r.early_by, r.stuck, r.forced,
+		       (unsigned long long)(r.forced ? r.forced_min : 0), r.normal,
+		       (unsigned long long)r.normal_p10, (unsigned long long)r.limit, missed);
+	free(ev);
 	ksft_finished();
 }
