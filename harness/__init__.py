@@ -27,8 +27,12 @@ Its modules, each with one job, the command line first:
                     it says (pure parsing)
   verdict.py        a boot judged: its console's facts and every KTAP
                     stream through the tree's kunit.py
+  judge.py          which failed checks the platform explains (the
+                    selftests' records against the platform's rules)
   report.py         tables, plot, JSON and the run's KTAP
   kunit_results.py  kunit.py's JSON and KTAP checks (kunit-check,
                     kunit-cases, ktap-check)
   lkft.py           the names CI bots (LKFT, KernelCI) record (lkft-check)
+  prepare.py        what a make target boots, made before it: the
+                    platform roots, each Xen's ELF, dom0's initramfs
 """

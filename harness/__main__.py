@@ -50,7 +50,8 @@ import signal
 import sys
 from typing import Callable
 
-from . import boot, kunit_results, lava, lkft, model, mutants, platforms, request, run, settings
+from . import (boot, kunit_results, lava, lkft, model, mutants, prepare, request, run,
+               settings)
 from .model import die
 from .request import SETTINGS, XEN_FIELD, Request
 
@@ -102,12 +103,7 @@ def cmd_settings(ns: argparse.Namespace) -> int:
     value under a profile and assignments."""
     if ns.list:
         lists = {'guest-types': tuple(boot.GUEST_TYPES),
-                 'domu-types': tuple(t for t, g in boot.GUEST_TYPES.items() if g.domu),
-                 'make-vars': tuple(s.make for s in SETTINGS),
-                 # Each Xen version's root under the platform dir, VERSION=ROOT
-                 # ('' for the machine's own), and the QEMU versions' likewise.
-                 'xen-roots': tuple(f'{x}={p.root}' for x, p in platforms.PLATFORMS.items()),
-                 'qemu-roots': tuple(f'{q}={p.root}' for q, p in platforms.QEMUS.items())}
+                 'make-vars': tuple(s.make for s in SETTINGS)}
         if ns.list not in lists:
             die(f'settings --list: "{ns.list}" is not one of {" ".join(lists)}')
         print(' '.join(lists[ns.list]))
@@ -125,8 +121,7 @@ def cmd_settings(ns: argparse.Namespace) -> int:
 
 
 def add_settings(p: argparse.ArgumentParser) -> None:
-    p.add_argument('--list', default='', help='guest-types, domu-types, make-vars, '
-                   'xen-roots or qemu-roots, on one line')
+    p.add_argument('--list', default='', help='guest-types or make-vars, on one line')
     p.add_argument('--get', default='', metavar='VAR', help='the value of one setting')
     p.add_argument('--profile', default='make', choices=tuple(settings.PROFILES))
     p.add_argument('assign', nargs='*', metavar='VAR=VALUE')
@@ -185,6 +180,8 @@ TOOL_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] 
                    add_ktap_check),
     'lkft-check': ("what Linaro's parse-output.py would record of run_kselftest.sh "
                    'outputs: one name per result', add_lkft_check),
+    'prepare': ("what a make target boots: the platform roots, each Xen's ELF, "
+                "dom0's initramfs", prepare.add),
 }
 
 

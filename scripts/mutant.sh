@@ -4,6 +4,7 @@
 # mutant.sh KDIR OUT NAME FRAGMENT CC JOBS
 # mutant.sh slop NAME
 # mutant.sh leftover KDIR
+# mutant.sh list
 #
 # Builds into OUT an x86_64 kernel whose xen_timer_slop= is broken on
 # purpose, to count how often the suite catches it ('make misses'); or
@@ -63,6 +64,15 @@ if [ "${1:-}" = leftover ]; then
 	exit 0
 fi
 
+# The kernels make misses builds: in each the slop is not in effect, and
+# the checks must flag every one.  oldcore (7.3 with the clockevents core
+# of 6.x) is not one of them: there the slop is in effect, and only the
+# KUnit case of patch 3 tells it apart.
+if [ "${1:-}" = list ]; then
+	echo ignored forced bypassed doubled abslate
+	exit 0
+fi
+
 if [ "${1:-}" = slop ]; then
 	case ${2:-} in
 	# The parameter is ignored: a slop the default (1 ns) differs from.
@@ -81,7 +91,7 @@ if [ "${1:-}" = slop ]; then
 	esac
 	exit 0
 fi
-[ $# = 6 ] || die "usage: mutant.sh KDIR OUT NAME FRAGMENT CC JOBS | mutant.sh slop NAME | mutant.sh leftover KDIR"
+[ $# = 6 ] || die "usage: mutant.sh KDIR OUT NAME FRAGMENT CC JOBS | mutant.sh slop NAME | mutant.sh leftover KDIR | mutant.sh list"
 kdir=$1 out=$2 name=$3 frag=$4 cc=$5 jobs=$6
 here=$(cd "$(dirname "$0")" && pwd)
 file=arch/x86/xen/time.c

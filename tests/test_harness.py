@@ -1296,18 +1296,19 @@ class GuestTypes(unittest.TestCase):
 
     def test_disk_check(self):
         script = os.path.join(HERE, '..', 'scripts', 'disk-check.sh')
-        ok = subprocess.run([script, 'make', '0', self.tmp.name + '/build'],
+        ok = subprocess.run([script, 'make', self.tmp.name + '/build', '0'],
                             capture_output=True, text=True)
         self.assertEqual((ok.returncode, ok.stderr), (0, ''))
-        full = subprocess.run([script, 'make check', '1000000', self.tmp.name + '/build'],
+        full = subprocess.run([script, 'check', self.tmp.name + '/build', '1000000'],
                               capture_output=True, text=True)
         self.assertEqual(full.returncode, 1)
         self.assertRegex(full.stderr, r'^make check: needs about 1000000 GB for \S+/build '
                          r'\(0\.0 GB there, [0-9.]+ GB free on its disk\): free [0-9.]+ GB '
                          r'and run it again\n$')
-        bad = subprocess.run([script, 'make', '1.5', '.'], capture_output=True, text=True)
-        self.assertEqual(bad.returncode, 2)
-        self.assertEqual(bad.stderr.count('\n'), 1)
+        for args in (['make', '.', '1.5'], ['all', '.'], ['make']):
+            bad = subprocess.run([script, *args], capture_output=True, text=True)
+            self.assertEqual(bad.returncode, 2, args)
+            self.assertEqual(bad.stderr.count('\n'), 1, args)
 
     def test_type_is_the_outer_axis(self):
         args = cli.parse_args(['repeat', '--out', 'o', *self.files, '--runs', '2',
