@@ -149,6 +149,9 @@ class Parsed:
         if self.missing:
             return self.missing
         t = summary(self.counts, len(self.errors))
+        bad = [n for n, (_, s) in zip(self.names(), self.results) if s in ('FAIL', 'ERROR')]
+        if bad:
+            t += f' ({", ".join(bad[:3])}{", ..." if len(bad) > 3 else ""})'
         if len(self.results) < min_cases:
             t += f' (fewer than the {min_cases} required)'
         if self.errors:

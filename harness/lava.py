@@ -447,8 +447,8 @@ def merge_logs(args: Request, configs: list[Config], boots: str, machines_of: Ma
             die(str(e))
         r = verdict.evaluate(replay, c, args.check, boots, str(k))
         r.xen_cmdline = boot.xen_cmdline(m, c.xen_slop)
-        r.tries = [Try(r.outcome, r.status, r.seconds, r.console, r.facts.noise)]
-        print(f'[{k}/{len(configs)}] {c.name}: {str(r.outcome).upper()} ({r.status}) '
+        r.tries = [Try(r.outcome, r.reason, r.seconds, r.console, r.facts.noise)]
+        print(f'[{k}/{len(configs)}] {c.name}: {str(r.outcome).upper()} ({r.reason}) '
               f'from {os.path.basename(path)}', flush=True)
         results.append(r)
     return results

@@ -479,6 +479,19 @@ class BootResult:
         return self.outcome_of_console
 
     @property
+    def reason(self) -> str:
+        """Why the boot ended as it did, in one phrase: 'ok' for a pass;
+        how the console ended when the guest did not finish; the first
+        check the platform could not resolve for an INFRA boot that did;
+        else what flagged it."""
+        found = self.failures()
+        if not self.finished or not found:
+            return self.status
+        if self.outcome is Outcome.INFRA:
+            return found[0]
+        return 'flagged by ' + '; '.join(f for f in found if not f.startswith(PLATFORM_FLAG))
+
+    @property
     def names(self) -> list[str]:
         """Every result name the boot reported, stream by stream."""
         out = [f'{s}.{n}' for s, c in self.streams.items() for n in c.names]

@@ -53,7 +53,7 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
     for r in results:
         w('\n##############################\n\n')
         w(f'# Timer Slop: {r.config.name}\n')
-        w(f'# boot: {str(r.outcome).upper()}, {r.status}, {r.seconds} s')
+        w(f'# boot: {str(r.outcome).upper()}, {r.reason}, {r.seconds} s')
         if r.infra_tries:
             w(f' (after {r.infra_tries} INFRA tries: '
               + '; '.join(t.reason for t in r.tries if t.outcome is Outcome.INFRA) + ')')
@@ -100,7 +100,7 @@ def print_table(results: list[BootResult], intervals: list[int], spike_us: int,
     w('\n')
     for r in results:
         retried = f' [{r.infra_tries} INFRA tries]' if r.infra_tries else ''
-        w(f'{str(r.outcome).upper():<5} {r.config.name}: {r.status}{retried}\n')
+        w(f'{str(r.outcome).upper():<5} {r.config.name}: {r.reason}{retried}\n')
 
 
 def repeat_table(results: list[BootResult]) -> str:
@@ -248,7 +248,7 @@ def run_ktap(results: list[BootResult], name: str, accel: str) -> str:
         streams = [('run_kselftest', sc) for n, sc in r.streams.items()
                    if n == 'run_kselftest.sh'] + ([('kunit', r.kunit)] if r.kunit else [])
         sub = ['KTAP version 1', f'# Subtest: {slug(r.config.name)}',
-               f'# outcome: {r.outcome}: {r.status}']
+               f'# outcome: {r.outcome}: {r.reason}']
         for t in r.tries[:-1]:
             sub.append(f'# earlier try: {t.outcome}: {t.reason}')
         sub.append(f'1..{len(streams)}')

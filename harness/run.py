@@ -63,13 +63,11 @@ def try_done(args: Request, job: Job, r: BootResult, retry: bool = True) -> bool
     never is."""
     n = len(job.tries) + 1
     ttag = try_tag(args, job)
-    # A finished boot that is INFRA: checks the platform could not resolve.
-    # One the platform ended first (a triple fault after the selftests)
-    # is its death's, which the checks it printed do not explain.
+    # A try's reason (BootResult.reason): a finished boot that is INFRA,
+    # the first check the platform could not resolve; one the platform
+    # ended first (a triple fault after the selftests), its death's.
     platform = [f for f in r.failures() if f.startswith(model.PLATFORM_FLAG)]
-    job.tries.append(Try(r.outcome, platform[0] if platform and r.finished
-                         and r.outcome is Outcome.INFRA else r.status,
-                         r.seconds, r.console, r.facts.noise))
+    job.tries.append(Try(r.outcome, r.reason, r.seconds, r.console, r.facts.noise))
     nfail = sum(v.status is model.Status.FAIL for v in r.facts.results)
     why = r.status if not r.finished else f'boot ok, {nfail} checks failed'
     if platform:

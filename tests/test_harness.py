@@ -159,6 +159,26 @@ class Detectors(unittest.TestCase):
             'KUnit at boot', 'xen_timer_slop_test: cpuN_min_delta_ns'])
         self.assertEqual(r.outcome, Outcome.FAIL)
 
+    def test_the_table_says_what_failed_a_finished_boot(self):
+        # A boot that ran to its end and failed KUnit's cases says so in
+        # the table's boot line, not "FAIL, ok".
+        r = boot_result(kunit_ok=False, results=[
+            ('xen_timer_slop_test', 'cpu0_min_delta_ns', Status.PASS)])
+        out = io.StringIO()
+        report.print_table([r], [], 100, 'TCG', out)
+        self.assertIn('# boot: FAIL, flagged by KUnit at boot, 1.0 s', out.getvalue())
+        out = io.StringIO()
+        report.print_table([boot_result()], [], 100, 'TCG', out)
+        self.assertIn('# boot: PASS, ok, 1.0 s', out.getvalue())
+        # A finished boot whose only failure the platform explains: that
+        # check, for the table, a local try and a LAVA job's alike.
+        r = boot_result(results=[('xen_timer_program_test', 'slop_in_effect', Status.FAIL)])
+        r.facts.results[0] = dataclasses.replace(r.facts.results[0], platform='1 early of 504')
+        self.assertEqual((r.outcome, r.reason), (
+            Outcome.INFRA, 'the platform\'s: xen_timer_program_test: slop_in_effect'))
+        hang = boot_result(ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))
+        self.assertEqual(hang.reason, 'hang: no end marker after 40 s')
+
     def test_boot_failure(self):
         r = boot_result(ending=Ending(Outcome.FAIL, 'hang', 'no end marker after 40 s'))
         self.assertEqual(r.failures(), ['boot (fail): hang'])
