@@ -216,7 +216,7 @@ def cases_command(sources: list[str]) -> int:
             with open(src) as f:
                 total += source_cases(f.read())
         except (OSError, ValueError) as e:
-            print(f'harness.py kunit-cases: {src}: {getattr(e, "strerror", None) or e}',
+            print(f'harness kunit-cases: {src}: {getattr(e, "strerror", None) or e}',
                   file=sys.stderr)
             return 1
     print(total)

@@ -4,7 +4,7 @@
 # mkseries.sh REPO KVER GITTREE write|store|check|take [BISECT_O KCONFIG]
 #
 # The series is kept in two sources, each stored once:
-#   - the suite's new files, in lib/, include/ and tools/ at their 7.3
+#   - the suite's new files, in arch/, kernel/ and tools/ at their 7.3
 #     paths (scripts/render-file.sh adapts one to an older tree);
 #   - the edits to files the kernel already has, with the commit
 #     messages: patches/ (mainline, 7.3), patches/6.12/ and patches/6.1/
