@@ -12,7 +12,7 @@
 # kernel command line; the suite expects what the kernel made of it.
 set -euo pipefail
 
-kdir=$(realpath "$1") bdir=$(realpath "$2") log=$3 min=$4 maxskip=$5 kcc=$6 jobs=$7
+kdir=$(realpath "$1") bdir=$(realpath "$2") log=$(realpath -m "$3") min=$4 maxskip=$5 kcc=$6 jobs=$7
 here=$(cd "$(dirname "$0")" && pwd)
 boots=(
 	'xen_timer_slop=5000'
