@@ -109,7 +109,8 @@ RUN_DEPS = deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) ini
 .PHONY: all run check deps tree kernel kunit kunit-x86 selftest ksft-install initramfs debian-kernel \
 	kvers-kernels xen dom0-initramfs boot-dom0-initramfs host-tests checkpatch boot-check \
 	patches patches-store patches-take series-check series-bisect series-arches backports \
-	false-failures misses edge lava-jobs lava-run lava-merge lava-templates clean distclean
+	false-failures misses edge lava-jobs lava-run lava-merge lava-templates lava-lab lava-lab-check \
+	clean distclean
 
 all: run
 
@@ -263,6 +264,18 @@ lava-merge:
 	$(HARNESS) merge --profile make $(HARNESS_OPTS) --name lava-$(RUN_NAME) $(if $(LOGS),--logs $(LOGS))
 lava-templates: deps
 	@scripts/fetch-lava-templates.sh $(BUILD)/lava-server
+
+# The matrix through a LAVA server (LAVA_URL, LAVA_TOKEN_FILE: a file with
+# its user's API token): submitted, followed, merged; BASE_URL is where its
+# workers fetch images/ (default: served from here on the loopback).
+LAB_IMAGES_URL = $(or $(BASE_URL),http://127.0.0.1:8099)
+lava-lab: $(RUN_DEPS)
+	$(HARNESS) lab --profile make $(HARNESS_OPTS) --name lab-$(RUN_NAME) --base-url $(LAB_IMAGES_URL)
+# CI's: a lab of Debian's lava-server and two workers started here
+# (scripts/lava-lab.sh), two boot-check configs through it, equal to
+# boot-check's verdicts, and what the lab must refuse or retry.
+lava-lab-check: deps xen kernel initramfs boot-dom0-initramfs
+	@scripts/lava-lab-check.sh $(BUILD)/lava-lab $(RESULTS)/boot-check-$(KVER).json -- $(BOOT_CHECK_OPTS)
 
 # make check: what boot-check needs first; then boot-check beside the
 # series checks and the backports' builds (make -j2), which are niced so

@@ -16,6 +16,8 @@ Its modules, each with one job, the command line first:
                     booted, every boot of it flagged
   lava.py           the configs as LAVA jobs (lava), their logs read back
                     as boots (merge)
+  lab.py            those jobs through a LAVA server's REST API (lab):
+                    submitted, followed, resubmitted, their logs fetched
   settings.py       every setting once: make variable, default, range,
                     guest parameter, the make targets' profiles
   platforms.py      each Xen version and the QEMU that runs it

@@ -10,13 +10,15 @@ From the repository's root, python3 -m harness COMMAND:
   misses       each scripts/mutant.sh kernel built, then repeat: all flagged?
   lava         the matrix as LAVA jobs (lava.py), one per config, for a lab
   merge        the logs of those jobs judged as local boots: the same reports
+  lab          those jobs run through a LAVA server (lab.py), then merged
   settings     the settings table (settings.py), or a list make reads
+  prepare      what a make target boots, made before it (prepare.py)
   kunit-cases, kunit-check, ktap-check, lkft-check: the checks of
                make check's kunit, selftest and boot-check steps
 
 This module is the command line only: request.py turns a run command's
 arguments into a checked Request, run.py runs it (mutants.py misses',
-lava.py lava's), and the tool commands are kunit_results.py's and
+lava.py lava's, lab.py lab's), and the tool commands are kunit_results.py's and
 lkft.py's.
 
 The run subcommands take every setting of settings.py as an option
@@ -50,12 +52,12 @@ import signal
 import sys
 from typing import Callable
 
-from . import (boot, kunit_results, lava, lkft, model, mutants, prepare, request, run,
-               settings)
+from . import (boot, kunit_results, lab, lava, lkft, model, mutants, prepare, request,
+               run, settings)
 from .model import die
 from .request import SETTINGS, XEN_FIELD, Request
 
-RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses', 'lava', 'merge')
+RUN_COMMANDS = ('matrix', 'edge', 'repeat', 'misses', 'lava', 'merge', 'lab')
 
 
 def file_options(p: argparse.ArgumentParser) -> None:
@@ -198,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
              'misses': 'each mutant of scripts/mutant.sh built and booted RUNS times: '
              'succeed only if every boot was flagged',
              'lava': 'one LAVA job per config of the matrix, and the device dictionary',
-             'merge': "the LAVA jobs' logs judged as local boots: table, JSON, KTAP"}
+             'merge': "the LAVA jobs' logs judged as local boots: table, JSON, KTAP",
+             'lab': 'the LAVA jobs run through a LAVA server (LAVA_URL), their logs merged'}
     for cmd in RUN_COMMANDS:
         p = sub.add_parser(cmd, help=helps[cmd])
         file_options(p)
@@ -217,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument('--config', required=True, help='the config fragment')
             p.add_argument('--kcc', default='gcc', help='the compiler (ccache gcc)')
             p.add_argument('--jobs', default='2')
-        if cmd == 'lava':
+        if cmd in ('lava', 'lab'):
             p.add_argument('--base-url', default='',
                            help='where the lab fetches the images directory '
                            '(default: file:// of it, for lava-run here)')
@@ -225,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument('--logs', default='',
                            help="the jobs' logs, each named as its job file with .log "
                            '(default OUT/NAME-lava/logs)')
+        if cmd in ('merge', 'lab'):
             p.add_argument('--compare', default='',
                            help="a run's JSON: fail unless the merged verdicts equal its "
                            'verdicts of the same configs')
@@ -256,6 +260,8 @@ def main(argv: list[str]) -> int:
         with run.only_run(args.out, args.name):
             if args.cmd == 'lava':
                 return lava.lava_jobs(args, run.configs_of, run.machines_of, run.machine_key)
+            if args.cmd == 'lab':
+                return lab.lab(args, run.configs_of, run.machines_of, run.machine_key, run.run)
             with run.host_load(args.host_load):
                 return mutants.misses(args) if args.cmd == 'misses' else run.run(args)
     except run.Stopped as e:

@@ -585,6 +585,9 @@ class RunSummary:
     # that were over, of configs_asked.
     stopped: str = ''
     configs_asked: int = 0
+    # lab: each job's record on the LAVA server (its ids and pages, its
+    # tries, the server's health and times).
+    lab_jobs: tuple[dict[str, Any], ...] = ()
 
     def count(self, outcome: Outcome) -> int:
         return sum(r.outcome is outcome for r in self.results)
@@ -609,6 +612,7 @@ class RunSummary:
                 'type_differences': list(self.type_differences),
                 'stopped': self.stopped or None, 'configs_asked': self.configs_asked,
                 'groups': [g.as_json() for g in self.groups],
+                **({'lab_jobs': list(self.lab_jobs)} if self.lab_jobs else {}),
                 'configs': [r.as_json() for r in self.results]}
 
 

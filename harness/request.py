@@ -94,6 +94,9 @@ class Request:
     base_url: str = ''
     logs: str = ''
     compare: str = ''
+    # lab: the LAVA server, and the file of its user's API token.
+    lava_url: str = ''
+    lava_token_file: str = ''
     # Each Xen's timer_slop default, ns, read from its binary.
     xen_slop_defaults: tuple[int, ...] = ()
 
@@ -177,6 +180,15 @@ def request_of(ns: argparse.Namespace, kernel_sets_of: KernelSets) -> Request:
     compare = getattr(ns, 'compare', '')
     if compare and not os.path.isfile(compare):
         die(f'--compare: {compare} does not exist')
+    lava_url, token_file = typing.cast(str, v['lava_url']), typing.cast(str, v['lava_token_file'])
+    if ns.cmd == 'lab':
+        if not re.match(r'https?://[^/\s]+/?$', lava_url):
+            die(f'LAVA_URL: "{lava_url}" is not a LAVA server\'s http:// or https:// URL')
+        if not token_file or not os.path.isfile(token_file):
+            die(f'LAVA_TOKEN_FILE: "{token_file}" is not a file holding an API token')
+        if not base_url.startswith('http'):
+            die('lab: --base-url must say where the lab\'s workers fetch the images '
+                '(http://127.0.0.1:PORT: served from here)')
     guest = GuestSettings(params=settings.guest_params(SETTINGS, v),
                           hist_us=console.CYCLICTEST_HIST_US,
                           rt_priority=console.CYCLICTEST_RT_PRIORITY,
@@ -199,6 +211,7 @@ def request_of(ns: argparse.Namespace, kernel_sets_of: KernelSets) -> Request:
                    expect_flagged=getattr(ns, 'expect_flagged', False),
                    guest=guest, check=check, base_url=base_url,
                    logs=getattr(ns, 'logs', ''), compare=compare,
+                   lava_url=lava_url.rstrip('/'), lava_token_file=token_file,
                    xen_slop_defaults=tuple(xen_slop_defaults),
                    **{k: v[k] for k in (
                        'guest_types', 'xens', 'qemu', 'xen_slops', 'guest_slops', 'default_config',
@@ -248,7 +261,7 @@ def check_platform(ns: argparse.Namespace, xv: str, qemu: str, types: tuple[str,
             if not os.path.isfile(f):
                 die(f'{f} missing, needed by a PVH dom0: run make deps')
     qbin = platforms.qemu_binary(xv, qemu, ns.platform_dir)
-    if ns.cmd not in ('lava', 'merge') and not shutil.which(qbin):
+    if ns.cmd not in ('lava', 'merge', 'lab') and not shutil.which(qbin):
         die(f'{qbin} missing: run make deps')
     return slop
 

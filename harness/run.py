@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import typing
-from typing import Iterator
+from typing import Any, Iterator
 
 from . import boot, lava, model, platforms, report, verdict
 from .model import BootResult, Config, GroupRecord, MachineKey, Outcome, Try, die
@@ -302,9 +302,11 @@ def boot_all(args: Request, configs: list[Config], boots: str
     return [j.result for j in jobs if j.result is not None], groups, accel, accel_why, stopped
 
 
-def run(args: Request) -> int:
-    """Boot (or merge) every config, report, and return the run's exit code."""
-    configs = lava.lava_configs(args, configs_of) if args.cmd == 'merge' else configs_of(args)
+def run(args: Request, lab_jobs: tuple[dict[str, Any], ...] = ()) -> int:
+    """Boot (or merge: merge and lab) every config, report, and return the
+    run's exit code; lab_jobs: the LAVA server's record of each job."""
+    merging = args.cmd in ('merge', 'lab')
+    configs = lava.lava_configs(args, configs_of) if merging else configs_of(args)
     # Each boot's console and KTAP streams go below the results, not beside.
     boots = os.path.join(args.out, f'{args.name}-boots')
     shutil.rmtree(boots, ignore_errors=True)
@@ -312,8 +314,9 @@ def run(args: Request) -> int:
     t0 = time.monotonic()
     groups: list[GroupRecord] = []
     stopped = None
-    if args.cmd == 'merge':
+    if merging:
         results = lava.merge_logs(args, configs, boots, machines_of, machine_key)
+        lab_tries(results, configs, lab_jobs)
         accel = 'kvm' if lava.lava_accel(args) else 'tcg'
         accel_why = "the LAVA jobs' context"
     else:
@@ -334,7 +337,7 @@ def run(args: Request) -> int:
         platforms=tuple((x, args.platform(x), d)
                         for x, d in zip(args.xens, args.xen_slop_defaults)),
         stopped=signal.Signals(stopped.signum).name if stopped else '',
-        configs_asked=len(configs))
+        configs_asked=len(configs), lab_jobs=lab_jobs)
     files = write_reports(args, summary, f'{accel.upper()} ({accel_why})')
     if stopped is not None:
         # The boots that were over have their verdicts; the run has none.
@@ -344,6 +347,21 @@ def run(args: Request) -> int:
         raise stopped
     print(f'harness: {len(configs)} configs in {total:.0f} s; {files}; consoles in {boots}')
     return run_exit(args, summary)
+
+
+def lab_tries(results: list[BootResult], configs: list[Config],
+              lab_jobs: tuple[dict[str, Any], ...]) -> None:
+    """A lab's earlier tries of a job (it ended them Incomplete or
+    Canceled and the harness submitted the job again) as the INFRA tries
+    of its config, before the try whose log was merged."""
+    by_stem = {j['job']: j for j in lab_jobs}
+    for k, (r, c) in enumerate(zip(results, configs), 1):
+        job = by_stem.get(lava.job_stem(k, c))
+        if job is None:
+            continue
+        earlier = [Try(Outcome.INFRA, f"the lab ended LAVA job {t['id']} {t['health']}", 0.0, '')
+                   for t in job['times'][:-1]]
+        r.tries = earlier + r.tries
 
 
 def cross_boot_differences(args: Request,

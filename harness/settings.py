@@ -134,7 +134,7 @@ class Setting:
                 'text': 'text'}[self.kind]
 
 
-RUN = ('matrix', 'repeat', 'misses', 'lava', 'merge')
+RUN = ('matrix', 'repeat', 'misses', 'lava', 'merge', 'lab')
 REPEAT = ('repeat', 'misses')
 
 
@@ -196,6 +196,12 @@ def settings(guest_types: tuple[str, ...], xens: tuple[str, ...] = ('4.17',),
         Setting('lat_opts', 'LAT_OPTS', 'text', '', 'more options for xen_timer_latency_test',
                 guest='xt_lat_opts'),
         Setting('guest_args', 'GUEST_ARGS', 'text', '', "more on the guest's command line"),
+        # A LAVA server's URL and its user's API token, read from a file so
+        # that the token is never on a command line, in a log or a report.
+        Setting('lava_url', 'LAVA_URL', 'text', '',
+                "the LAVA server of make lava-lab (http://HOST:PORT)", commands=('lab',)),
+        Setting('lava_token_file', 'LAVA_TOKEN_FILE', 'text', '',
+                "a file holding the API token of that server's user", commands=('lab',)),
         Setting('runs', 'RUNS', 'int', '20', 'boots of each config', 1, 1000, commands=REPEAT),
         Setting('host_load', 'HOST_LOAD', 'cpus', '',
                 'keep these host CPUs busy while it runs (stress-ng --cpu 1)',
