@@ -265,6 +265,12 @@ for p in "$mail"/0*.patch; do
 	"total: 0 errors, 0 warnings, 0 checks"*) ;;
 	*) echo "mkseries: checkpatch $(basename "$p"): $r" >&2; bad=1 ;;
 	esac
+	# Without history here checkpatch takes every commit id for unknown
+	# and skips its style; in a maintainer's tree it checks it: a commit
+	# named in prose is 'commit 0123456789ab ("subject")'.
+	r=$(perl "$g/scripts/checkpatch.pl" --no-tree --types GIT_COMMIT_ID "$p" 2>&1 |
+		grep -A2 '^ERROR' || true)
+	[ -z "$r" ] || { echo "mkseries: checkpatch $(basename "$p"): $r" >&2; bad=1; }
 done
 for f in "${files[@]}"; do
 	m=$(cd "$g" && perl scripts/get_maintainer.pl --no-git -f "${dst[$f]}" 2>/dev/null || true)

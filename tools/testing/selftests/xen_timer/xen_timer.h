@@ -33,9 +33,9 @@ const char *xt_not_applicable(void);
 /*
  * The xen_timer_slop= that the kernel command line @cmdline leaves in
  * effect: its last one before "--", quotes taken off.  1 with *@slop set
- * when it is a number memparse() reads in full (K, M or G after it) up
- * to XT_MAX_SLOP_NS, 0 when there is none, -1 when it is not such a
- * number (kernels keep their slop or take what memparse() made of it).
+ * when it is a number memparse() reads in full (K, M, G, T, P or E after
+ * it) up to XT_MAX_SLOP_NS, 0 when there is none, -1 when it is not such
+ * a number (kernels keep their slop or take what memparse() made of it).
  */
 int xt_cmdline_slop(const char *cmdline, uint64_t *slop);
 
