@@ -206,8 +206,11 @@ done
 # to the tree's version.
 render() { "$repo/scripts/render-file.sh" "$repo" "$kdir" "$1"; }
 copied=0
+: >"$state/files.new"
 while IFS= read -r f; do
-	dst=$kdir/$("$repo/scripts/render-file.sh" --path "$repo" "$kdir" "$f")
+	rel=$("$repo/scripts/render-file.sh" --path "$repo" "$kdir" "$f")
+	dst=$kdir/$rel
+	echo "$rel" >>"$state/files.new"
 	if ! render "$f" | cmp -s - "$dst"; then
 		mkdir -p "$(dirname "$dst")"
 		render "$f" >"$dst"
@@ -215,5 +218,17 @@ while IFS= read -r f; do
 		copied=$((copied + 1))
 	fi
 done < <(cd "$repo" && find arch kernel lib include tools -type f 2>/dev/null | sort)
+# What an earlier run copied and the suite no longer has (a renamed or
+# dropped source) goes, so that the tree holds the series' files only.
+removed=0
+if [ -f "$state/files" ]; then
+	while IFS= read -r rel; do
+		[ -n "$rel" ] && [ -f "$kdir/$rel" ] || continue
+		rm -f "$kdir/$rel"
+		removed=$((removed + 1))
+	done < <(sort "$state/files" | comm -23 - <(sort "$state/files.new"))
+fi
+mv "$state/files.new" "$state/files"
 
-say "$kdir (Linux $kver) ready: $total patches ($((total - ${#applied_here[@]})) already in), $copied files copied"
+say "$kdir (Linux $kver) ready: $total patches ($((total - ${#applied_here[@]})) already in)," \
+	"$copied files copied${removed:+$([ "$removed" = 0 ] || echo ", $removed no longer the suite's removed")}"
