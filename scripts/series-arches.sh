@@ -45,10 +45,17 @@ for arch in "$@"; do
 	"$(dirname "$0")/fragment-check.sh" "$frag" "$o/.config" ||
 		die "$arch: the configuration is not the one asked for"
 	echo "== series-arches [$i/$n] $arch: building $target, -j$(nproc) (a cold build takes minutes)"
+	# How far, once a minute: the objects built so far.
+	(while sleep 60; do
+		echo "== series-arches [$i/$n] $arch: $(find "$o" -name '*.o' | wc -l) objects ($(($(date +%s) - start)) s)"
+	done) &
+	ticker=$!
+	trap 'kill $ticker 2>/dev/null' EXIT
 	if ! mk -j"$(nproc)" "$target" >"$o/build.log" 2>&1; then
 		grep -E 'error|warning|undefined reference' "$o/build.log" | head -n 20
 		die "$arch: the kernel does not build with the series (log: $o/build.log)"
 	fi
+	kill $ticker 2>/dev/null
 	echo "== series-arches [$i/$n] $arch: built ($(($(date +%s) - start)) s)"
 done
 echo "== series-arches: $n architectures build with the series ($(($(date +%s) - start)) s)"
