@@ -57,6 +57,10 @@ static const struct xt_parse_case xt_parse_cases[] __initconst = {
 	{ "99999999999999999999", -EINVAL, 0 },
 };
 
+/*
+ * The templates are __ro_after_init: an init-section suite runs before
+ * mark_readonly(), while they can still be written.
+ */
 static void __init xt_set_templates(u64 slop)
 {
 	xen_timerop_clockevent.min_delta_ns = slop;
