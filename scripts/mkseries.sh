@@ -115,8 +115,11 @@ if ! git -C "$g" rev-parse -q --verify xen-timer-base >/dev/null 2>&1; then
 	gg init -q
 	# Uncompressed objects: half the CPU of git add (the ids are the same).
 	gg -c core.looseCompression=0 add -f .
+	# The base's id is in every stored series (base-commit:): fixed
+	# dates and a fixed author, whoever makes the tree (a sender or not).
 	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
-		gg commit -q -m "Linux $(make -s -C "$g" kernelversion) (Debian linux-source-$kver)"
+		gg -c user.name='xen_timer check' -c user.email='check@xen-timer.invalid' \
+		commit -q -m "Linux $(make -s -C "$g" kernelversion) (Debian linux-source-$kver)"
 	gg tag xen-timer-base
 fi
 
