@@ -18,7 +18,7 @@ start=$(date +%s)
 	done
 ) &
 ticker=$!
-trap 'kill $ticker 2>/dev/null' EXIT
+trap 'kill $ticker 2>/dev/null || true' EXIT
 rm -f "$log.json"
 "$@" --json="$log.json" 2>&1 | tee "$log" | grep -E --line-buffered 'Building|Starting|Testing complete|FAILED|SKIPPED|ERROR|error:|Elapsed'
 rc=${PIPESTATUS[0]}

@@ -50,12 +50,14 @@ for arch in "$@"; do
 		echo "== series-arches [$i/$n] $arch: $(find "$o" -name '*.o' | wc -l) objects ($(($(date +%s) - start)) s)"
 	done) &
 	ticker=$!
-	trap 'kill $ticker 2>/dev/null' EXIT
+	# (|| true: under set -e a trap's failing kill would be the exit status.)
+	trap 'kill $ticker 2>/dev/null || true' EXIT
 	if ! mk -j"$(nproc)" "$target" >"$o/build.log" 2>&1; then
 		grep -E 'error|warning|undefined reference' "$o/build.log" | head -n 20
 		die "$arch: the kernel does not build with the series (log: $o/build.log)"
 	fi
-	kill $ticker 2>/dev/null
+	kill $ticker 2>/dev/null || true
+	trap - EXIT
 	echo "== series-arches [$i/$n] $arch: built ($(($(date +%s) - start)) s)"
 done
 echo "== series-arches: $n architectures build with the series ($(($(date +%s) - start)) s)"
