@@ -523,8 +523,8 @@ class GroupBoot:
         self.lines.append(line)
         # The boot so far; run() sets QEMU's whole time when it exits.
         self.seconds = t
-        if line.startswith(console.DOMU_START) and self.cur + 1 < len(self.parts) and \
-                self.dead is None:
+        if (line.startswith(console.DOMU_START) and self.cur + 1 < len(self.parts)
+                and self.dead is None):
             self.cur += 1
             if self.cur == 0:
                 self.shared_seconds = t
@@ -542,8 +542,8 @@ class GroupBoot:
             stage = p.watch.feed(line, t)
             if not had_ending and p.watch.ending is not None:
                 self.ended_at = t
-        if self.dead is None and console.guest_line(line) and \
-                console.DOM0_GONE_RE.search(line):
+        if (self.dead is None and console.guest_line(line)
+                and console.DOM0_GONE_RE.search(line)):
             self.dead = t
         if stage:
             self.progress(self.cur, f'{stage} ({t:.0f} s)')

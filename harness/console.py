@@ -292,8 +292,8 @@ class Watcher:
                       DOMU_END_GRACE_S if self.domu else self.fail_grace_s)
         elif KERNEL_START in line:
             self._kernel_start(t)
-        elif line.startswith(BEGIN_GUEST) and self.stage != 'domU kernel' and \
-                self.stage != 'guest kernel':
+        elif (line.startswith(BEGIN_GUEST) and self.stage != 'domU kernel'
+                and self.stage != 'guest kernel'):
             self._end(Outcome.INFRA, 'the guest rebooted', f'a second "{BEGIN_GUEST}" '
                       f'at stage "{self.stage}"', t, self.fail_grace_s)
         elif line.startswith(DOMU_FAILED):

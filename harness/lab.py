@@ -390,8 +390,8 @@ def run(client: Client, jobs_dir: str, logs_dir: str, retries: int = 2, *,
         print(f'{tag(k, j)} submitted{try_note}: {j.urls[-1]}', file=out, flush=True)
 
     old_term = None
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None)):
         def on_term(signum: int, _frame: object) -> None:
             raise LabInterrupted(signum)
         old_term = signal.signal(signal.SIGTERM, on_term)
@@ -452,8 +452,8 @@ def run(client: Client, jobs_dir: str, logs_dir: str, retries: int = 2, *,
                 last_line, last_print = line, now
             if done == n:
                 break
-            if not warned and queued and now - t0 > 300 and done == 0 and \
-                    all(j.started is None for j in jobs):
+            if (not warned and queued and now - t0 > 300 and done == 0
+                    and all(j.started is None for j in jobs)):
                 print('lab: no job has started in 300 s: is a worker with an idle device of '
                       'their type online?', file=out, flush=True)
                 warned = True
@@ -511,17 +511,21 @@ def finish(client: Client, j: JobRun, logs_dir: str) -> None:
         f.write('\n')
 
 
+def is_loopback(host: str) -> bool:
+    """Whether host names this machine: localhost or a loopback address."""
+    try:
+        return host == 'localhost' or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @contextlib.contextmanager
 def serve_images(directory: str, base_url: str) -> Iterator[str]:
     """directory served over HTTP at base_url (a loopback address and
     port: http://127.0.0.1:PORT), for a local lab's workers, while the
     block runs."""
     u = urllib.parse.urlsplit(base_url)
-    try:
-        loopback = u.scheme == 'http' and u.port is not None and \
-            ipaddress.ip_address(u.hostname or '').is_loopback
-    except ValueError:
-        loopback = False
+    loopback = u.scheme == 'http' and u.port is not None and is_loopback(u.hostname or '')
     if not loopback or u.path.strip('/'):
         raise LabError(f'{base_url}: images are served here only at http://127.0.0.1:PORT')
     handler = functools.partial(_QuietHandler, directory=directory)
@@ -603,11 +607,7 @@ def lab(args: Request, configs_of: lava.ConfigsOf, machines_of: lava.MachinesOf,
     shutil.rmtree(logs, ignore_errors=True)
     configs = [c for c in configs_of(args) if not boot.GUEST_TYPES[c.guest_type].efi]
     machines = machines_of(args, lava.lava_accel(args))
-    host = urllib.parse.urlsplit(args.base_url).hostname or ''
-    try:
-        local = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        local = host == 'localhost'
+    local = is_loopback(urllib.parse.urlsplit(args.base_url).hostname or '')
     jobs = lab_command(args.lava_url, args.lava_token_file, os.path.join(outdir, 'jobs'), logs,
                        args.retries, os.path.join(outdir, 'images'),
                        args.base_url if local else '',

@@ -446,16 +446,18 @@ class Unreachable(LabTest):
 
 class Images(unittest.TestCase):
     def test_served_on_loopback(self):
-        with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'xen.gz'), 'wb') as f:
-                f.write(b'XEN')
-            s = socket.socket()
-            s.bind(('127.0.0.1', 0))
-            port = s.getsockname()[1]
-            s.close()
-            with lab.serve_images(d, f'http://127.0.0.1:{port}/') as base:
-                with urllib.request.urlopen(f'{base}/xen.gz', timeout=10) as r:
-                    self.assertEqual(r.read(), b'XEN')
+        # localhost too: lab() takes it as local, so serve_images must.
+        for host in ('127.0.0.1', 'localhost'):
+            with tempfile.TemporaryDirectory() as d:
+                with open(os.path.join(d, 'xen.gz'), 'wb') as f:
+                    f.write(b'XEN')
+                s = socket.socket()
+                s.bind(('127.0.0.1', 0))
+                port = s.getsockname()[1]
+                s.close()
+                with lab.serve_images(d, f'http://{host}:{port}/') as base:
+                    with urllib.request.urlopen(f'{base}/xen.gz', timeout=10) as r:
+                        self.assertEqual(r.read(), b'XEN')
 
     def test_only_loopback(self):
         for url in ('http://10.1.2.3:8093', 'http://lab.example:8093', 'https://127.0.0.1:1',
