@@ -48,6 +48,7 @@ arguments.
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 from typing import Callable
@@ -237,11 +238,32 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+ASSIGNMENT = re.compile(r'[A-Z][A-Z0-9_]*=')
+
+
+def settings_back(ns: argparse.Namespace) -> None:
+    """argparse hands an option of several words (--kernel-set, prepare's
+    --dom0) every word after it, the VAR=VALUE words that end a command
+    line too (make's settings): they go back to the settings."""
+    found: list[str] = []
+    for key in ('kernel_set', 'dom0'):
+        value = getattr(ns, key, None)
+        if not isinstance(value, list):
+            continue
+        lists = value if key == 'kernel_set' else [value]
+        for words in lists:
+            found += [w for w in words if ASSIGNMENT.match(w)]
+            words[:] = [w for w in words if not ASSIGNMENT.match(w)]
+    if found:
+        ns.assign = [*found, *ns.assign]
+
+
 def parse_args(argv: list[str]) -> Request:
     """The request of a run command, every file and setting checked (one
     line and exit 2 for the first that is wrong); a tool command runs here
     and exits with its code."""
     ns = build_parser().parse_args(argv)
+    settings_back(ns)
     if ns.cmd in TOOL_COMMANDS:
         sys.exit(ns.func(ns))
     return request.request_of(

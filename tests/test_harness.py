@@ -1231,6 +1231,24 @@ class GuestTypes(unittest.TestCase):
         self.assertEqual(err.getvalue(), f'harness: --kernel-set 7.3 {j("std")}: give VERSION '
                          'KERNEL DOM0_INITRD [DOM0_KERNEL]\n')
 
+    def test_settings_after_an_option_of_several_words(self):
+        # make puts its settings last: after --kernel-set's or prepare's
+        # --dom0's words, which argparse would take as theirs.
+        d = self.tmp.name
+        for f in ('std', 'dom0-std'):
+            touch(os.path.join(d, f))
+        j = lambda f: os.path.join(d, f)  # noqa: E731
+        args = cli.parse_args(['matrix', '--out', 'o', '--xen', self.files[1],
+                               '--initrd', self.files[5], '--kernel-set', '7.3', j('std'),
+                               j('dom0-std'), 'SAMPLES=200', 'GUEST_TYPES=pv pvh'])
+        self.assertEqual(args.samples, 200)
+        self.assertEqual(args.guest_types, ('pv', 'pvh'))
+        ns = cli.build_parser().parse_args(['prepare', '--platform-dir', 'p', '--dom0', 'k',
+                                            'i', 'o', 'RUNS=20', 'GUEST_TYPES=pv'])
+        cli.settings_back(ns)
+        self.assertEqual(ns.dom0, ['k', 'i', 'o'])
+        self.assertEqual(ns.assign, ['RUNS=20', 'GUEST_TYPES=pv'])
+
     def test_one_run_of_a_name_at_a_time(self):
         import fcntl
         out = os.path.join(self.tmp.name, 'out')
