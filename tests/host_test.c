@@ -124,6 +124,8 @@ static void test_timer_list(const char *dir)
 		CHECK(!strcmp(d[i].name, "xen") && d[i].min_delta_ns == 5000,
 		      "xen capture: cpu%d %s %lld", i, d[i].name, d[i].min_delta_ns);
 	CHECK(!d[4].name[0] && d[4].min_delta_ns == -1, "xen capture: no cpu4");
+	for (i = 0; i < 6; i++)
+		CHECK(d[i].online == (i < 4), "xen capture: cpu%d online %d", i, d[i].online);
 	/* a cut in the middle of the last device: no min_delta_ns for it */
 	t[strstr(t, "Per CPU device: 3") - t + 40] = '\0';
 	CHECK(!xt_parse_timer_list(t, d) && d[3].min_delta_ns == -1, "truncated capture");

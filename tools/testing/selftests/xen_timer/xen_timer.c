@@ -107,6 +107,7 @@ int xt_parse_timer_list(const char *text, struct xt_tick_dev *devs)
 			    cpu >= XT_MAX_CPUS)
 				return -1;
 			cur = &devs[cpu];
+			cur->online = true;
 		} else if (cur && !strncmp(line, "Clock Event Device: ", 20)) {
 			if (sscanf(line + 20, "%31[^\n]", cur->name) != 1)
 				return -1;

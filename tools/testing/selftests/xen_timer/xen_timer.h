@@ -18,10 +18,11 @@
 /* A result skipped under its own name, the reason after the directive */
 #define xt_test_skip(name, reason) ksft_test_result_code(KSFT_SKIP, name, "%s", reason)
 
-/* A CPU's tick device in /proc/timer_list: no name and -1 where not given */
+/* A CPU's tick device in /proc/timer_list (online: listed there, as every online CPU is) */
 struct xt_tick_dev {
-	char name[32];
-	long long min_delta_ns;
+	bool online;
+	char name[32];		/* "" where not given */
+	long long min_delta_ns;	/* -1 where not given */
 };
 
 /* A whole file, NUL-terminated, malloc()ed; NULL on error */
