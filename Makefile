@@ -32,8 +32,7 @@ $(error $(BAD_SETTING))
 endif
 
 # KUnit: the cases make check requires, counted in the sources, so that a
-# case that silently disappears fails the run; the skips allowed (on
-# x86_64 under plain QEMU the per-CPU case, which needs Xen).
+# case that silently disappears fails the run.
 KUNIT_UML_SRC = kernel/time/clockevents_kunit.c
 KUNIT_XEN_SRC = arch/x86/xen/time_kunit.c
 KUNIT_MIN_CASES     := $(or $(KUNIT_MIN_CASES),$(shell $(HARNESS) kunit-cases $(KUNIT_UML_SRC) $(KUNIT_XEN_SRC)))
@@ -107,10 +106,9 @@ RUN_NAME = matrix-$(GUEST)-$(if $(KVERS),$(subst $(eval) ,-,$(strip $(KVERS))),$
 RUN_DEPS = deps xen $(if $(KVERS),kvers-kernels,$(GUEST_DEP) dom0-initramfs) initramfs tree
 
 .PHONY: all run check deps tree kernel kunit kunit-x86 selftest ksft-install initramfs debian-kernel \
-	kvers-kernels xen dom0-initramfs boot-dom0-initramfs host-tests checkpatch boot-check \
-	patches patches-store patches-take series-check series-bisect series-arches backports \
-	false-failures misses edge lava-jobs lava-run lava-merge lava-templates lava-lab lava-lab-check \
-	clean distclean
+	kvers-kernels xen dom0-initramfs boot-dom0-initramfs host-tests checkpatch boot-check patches \
+	patches-store patches-take series-check series-bisect series-arches backports false-failures \
+	misses edge lava-jobs lava-run lava-merge lava-templates lava-lab lava-lab-check clean distclean
 
 all: run
 
@@ -136,7 +134,8 @@ kunit: tree
 		$(PYTHON) $(KUNIT_PY) run --kunitconfig=$(CURDIR)/kunit.config \
 		--build_dir=$(UML_BUILD) --jobs=$(JOBS) --make_options CC="$(KCC)"
 
-# The Xen suite as its maintainers run it, on make kernel's build.
+# The Xen suite as its maintainers run it, on make kernel's build; one skip
+# allowed: the per-CPU case, which needs Xen.
 kunit-x86: kernel
 	@scripts/kunit-x86.sh $(KDIR) $(X86_BUILD) $(OUT)/kunit-x86 $(KUNIT_XEN_MIN_CASES) 1 "$(KCC)" $(JOBS)
 
@@ -183,9 +182,8 @@ host-tests: tree
 checkpatch: tree
 	@scripts/checkpatch.sh $(CURDIR) $(KDIR)
 
-# Our kernel under Xen as each guest type, two configs; then the same as
-# LAVA jobs, one of them run by lava-run here, its verdicts equal to the
-# local boot's (scripts/lava-check.sh).
+# Our kernel under Xen as each guest type, two configs; then as LAVA jobs,
+# one run by lava-run here against the local boot's verdicts (lava-check.sh).
 LAVA_TEMPLATES = $(BUILD)/lava-server/usr/share/lava-server/device-types
 define boot_check
 	$(HARNESS) matrix $(BOOT_CHECK_OPTS) --name boot-check-$(KVER)
@@ -226,8 +224,6 @@ series-bisect: kernel
 	@KCC="$(KCC)" scripts/mkseries.sh $(CURDIR) $(MAINLINE_KVER) $(SERIES_GIT)$(MAINLINE_KVER) check \
 		$(BUILD)/series/$(MAINLINE_KVER)/x86_64 $(BUILD)/$(MAINLINE_KVER)/x86_64/.config
 series-arches: series-check
-	@git -C $(SERIES_GIT)$(MAINLINE_KVER) symbolic-ref -q --short HEAD | grep -qx xen-timer-series || \
-		{ echo "series-arches: $(SERIES_GIT)$(MAINLINE_KVER) is not on branch xen-timer-series" >&2; exit 1; }
 	@scripts/series-arches.sh $(SERIES_GIT)$(MAINLINE_KVER) $(BUILD)/series-arches configs/arches \
 		$(or $(SERIES_ARCHES),arm64 i386 m68k)
 
@@ -236,9 +232,8 @@ backports:
 	@$(foreach v,$(BACKPORT_KVERS),$(NICE) $(MAKE) --no-print-directory KVER=$(v) \
 		KDIR=$(BUILD)/linux-$(v) OUT=$(BUILD)/$(v) kunit &&) true
 
-# Reliability: boot-check's checks RUNS times per config, beside load
-# (false-failures' profile); each kernel of scripts/mutant.sh, which
-# must be flagged every time (misses).
+# boot-check's checks RUNS times per config beside load (false-failures);
+# each kernel of scripts/mutant.sh, which must be flagged every time (misses).
 MUTANTS ?= $(shell scripts/mutant.sh list)
 false-failures: deps xen kernel initramfs boot-dom0-initramfs
 	@$(HARNESS) repeat --profile false-failures $(BOOT_OPTS) --kernel $(BZIMAGE) \
@@ -265,15 +260,12 @@ lava-merge:
 lava-templates: deps
 	@scripts/fetch-lava-templates.sh $(BUILD)/lava-server
 
-# The matrix through a LAVA server (LAVA_URL, LAVA_TOKEN_FILE: a file with
-# its user's API token): submitted, followed, merged; BASE_URL is where its
-# workers fetch images/ (default: served from here on the loopback).
-LAB_IMAGES_URL = $(or $(BASE_URL),http://127.0.0.1:8099)
+# The matrix through a LAVA server (LAVA_URL, LAVA_TOKEN_FILE); its workers
+# fetch images/ at BASE_URL (default: served from here on the loopback).
 lava-lab: $(RUN_DEPS)
-	$(HARNESS) lab --profile make $(HARNESS_OPTS) --name lab-$(RUN_NAME) --base-url $(LAB_IMAGES_URL)
-# CI's: a lab of Debian's lava-server and two workers started here
-# (scripts/lava-lab.sh), two boot-check configs through it, equal to
-# boot-check's verdicts, and what the lab must refuse or retry.
+	$(HARNESS) lab --profile make $(HARNESS_OPTS) --name lab-$(RUN_NAME) \
+		--base-url $(or $(BASE_URL),http://127.0.0.1:8099)
+# CI's: scripts/lava-lab-check.sh, a local lab's verdicts against boot-check's.
 lava-lab-check: deps xen kernel initramfs boot-dom0-initramfs
 	@scripts/lava-lab-check.sh $(BUILD)/lava-lab $(RESULTS)/boot-check-$(KVER).json -- $(BOOT_CHECK_OPTS)
 

@@ -17,6 +17,9 @@ die() { echo "series-arches: $*" >&2; exit 1; }
 kdir=$1 out=$(realpath -m "$2") cfgdir=$(realpath -m "$3")
 shift 3
 [ -f "$kdir/Makefile" ] || die "no kernel tree at $kdir"
+# The series' tree, as mkseries.sh leaves it: not a tree on another branch.
+[ "$(git -C "$kdir" symbolic-ref -q --short HEAD 2>/dev/null)" = xen-timer-series ] ||
+	die "$kdir is not on branch xen-timer-series"
 
 ccache=$(command -v ccache || true)
 n=$#
