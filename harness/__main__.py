@@ -246,16 +246,10 @@ def settings_back(ns: argparse.Namespace) -> None:
     --dom0) every word after it, the VAR=VALUE words that end a command
     line too (make's settings): they go back to the settings."""
     found: list[str] = []
-    for key in ('kernel_set', 'dom0'):
-        value = getattr(ns, key, None)
-        if not isinstance(value, list):
-            continue
-        lists = value if key == 'kernel_set' else [value]
-        for words in lists:
-            found += [w for w in words if ASSIGNMENT.match(w)]
-            words[:] = [w for w in words if not ASSIGNMENT.match(w)]
-    if found:
-        ns.assign = [*found, *ns.assign]
+    for words in [*getattr(ns, 'kernel_set', []), getattr(ns, 'dom0', None) or []]:
+        found += [w for w in words if ASSIGNMENT.match(w)]
+        words[:] = [w for w in words if not ASSIGNMENT.match(w)]
+    ns.assign = [*found, *getattr(ns, 'assign', [])]
 
 
 def parse_args(argv: list[str]) -> Request:

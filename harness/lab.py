@@ -53,7 +53,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Callable, Iterator, TextIO
 
-from . import boot, lava, model
+from . import lava, model
 from .model import Outcome
 from .request import Request
 
@@ -605,7 +605,7 @@ def lab(args: Request, configs_of: lava.ConfigsOf, machines_of: lava.MachinesOf,
     outdir = os.path.join(args.out, f'{args.name}-lava')
     logs = os.path.join(outdir, 'logs')
     shutil.rmtree(logs, ignore_errors=True)
-    configs = [c for c in configs_of(args) if not boot.GUEST_TYPES[c.guest_type].efi]
+    configs = lava.lava_configs(args, configs_of, say=False)
     machines = machines_of(args, lava.lava_accel(args))
     local = is_loopback(urllib.parse.urlsplit(args.base_url).hostname or '')
     jobs = lab_command(args.lava_url, args.lava_token_file, os.path.join(outdir, 'jobs'), logs,

@@ -372,14 +372,14 @@ def job_stem(k: int, c: Config) -> str:
     return f'{k:03d}-{report.slug(c.name)}'
 
 
-def lava_configs(args: Request, configs_of: ConfigsOf) -> list[Config]:
+def lava_configs(args: Request, configs_of: ConfigsOf, say: bool = True) -> list[Config]:
     """The configs of the run (configs_of: run.configs_of) that LAVA's
     qemu device type can boot: a guest type that boots Xen from OVMF is
-    left out, and said so."""
+    left out, and said so (unless say is false: said already)."""
     efi = [t for t in args.guest_types if boot.GUEST_TYPES[t].efi]
     if len(efi) == len(args.guest_types):
         die(f'guest types {" ".join(efi)}: none LAVA\'s qemu deploy can boot')
-    if efi:
+    if efi and say:
         print(f'harness: {args.cmd}: {" ".join(efi)} left out: it boots Xen from OVMF and a '
               "FAT drive, which LAVA's qemu deploy cannot give", flush=True)
     return [c for c in configs_of(args) if c.guest_type not in efi]
